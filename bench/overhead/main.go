@@ -1,0 +1,155 @@
+// Command overhead measures, side by side in one run, how many 1 KiB GETs per
+// second objbench's traced runner achieves against the embedded S3 server,
+// compared with a plain loop on an untraced net/http client, and with the same
+// SDK client untraced (to tell tracing cost from SDK cost).
+//
+//	go run ./bench/overhead [-c 8] [-n 20000] [-rounds 3]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/load"
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/storage/providers"
+)
+
+func main() {
+	conc := flag.Int("c", 8, "concurrency")
+	n := flag.Int("n", 20000, "requests per measurement")
+	rounds := flag.Int("rounds", 3, "alternating rounds of each variant")
+	flag.Parse()
+	if err := run(*conc, *n, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "overhead:", err)
+		os.Exit(1)
+	}
+}
+
+func run(conc, n, rounds int) error {
+	ctx := context.Background()
+	l, err := lab.Start(ctx, lab.Config{})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	open := func(hc *http.Client) (storage.Backend, error) {
+		return providers.Open(ctx, l.Target(), storage.Options{Endpoint: l.Endpoint(), Region: "us-east-1",
+			Credentials: l.Credentials(), HTTPClient: hc, MaxAttempts: 1})
+	}
+	setup, err := open(&http.Client{})
+	if err != nil {
+		return err
+	}
+	const key = "bench/overhead/1k"
+	if err := setup.Put(ctx, key, bytes.NewReader(make([]byte, 1024)), 1024); err != nil {
+		return err
+	}
+	defer setup.Delete(ctx, key)
+	url := l.Endpoint() + "/" + lab.Bucket + "/" + key
+
+	plain := func() (float64, error) {
+		tr := &http.Transport{MaxIdleConnsPerHost: conc}
+		defer tr.CloseIdleConnections()
+		c := &http.Client{Transport: tr}
+		return loop(conc, n, func() error {
+			resp, err := c.Get(url)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return err
+		})
+	}
+	sdk := func() (float64, error) {
+		tr := &http.Transport{MaxIdleConnsPerHost: conc}
+		defer tr.CloseIdleConnections()
+		b, err := open(&http.Client{Transport: tr})
+		if err != nil {
+			return 0, err
+		}
+		return loop(conc, n, func() error {
+			_, err := b.Get(ctx, key, io.Discard)
+			return err
+		})
+	}
+	objbench := func() (float64, error) {
+		r := &load.Runner{NewClient: func(ctx context.Context) (*load.Client, error) {
+			tr := nettrace.NewTransport(nettrace.Config{})
+			b, err := open(tr.Client())
+			return &load.Client{Backend: b, Transport: tr}, err
+		}}
+		st := &load.Step{Workload: "latency", Op: "get", Size: 1024, Concurrency: conc, Requests: n,
+			Key: func(int) string { return key },
+			Do: func(ctx context.Context, b storage.Backend, k string) error {
+				_, err := b.Get(ctx, k, io.Discard)
+				return err
+			}}
+		res, err := r.Run(ctx, st)
+		if err != nil {
+			return 0, err
+		}
+		if res.Summary.Errors > 0 {
+			return 0, fmt.Errorf("%d errors: %s", res.Summary.Errors, res.FirstError)
+		}
+		return float64(res.Summary.Count) / res.Wall.Seconds(), nil
+	}
+	variants := []struct {
+		name string
+		fn   func() (float64, error)
+	}{{"plain net/http loop", plain}, {"SDK loop, untraced", sdk}, {"objbench runner (traced)", objbench}}
+	best := make([]float64, len(variants))
+	for round := range rounds {
+		for i, v := range variants {
+			rps, err := v.fn()
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			best[i] = max(best[i], rps)
+			fmt.Printf("round %d  %-26s %9.0f req/s\n", round+1, v.name, rps)
+		}
+	}
+	fmt.Printf("\n1 KiB GET, concurrency %d, %d requests per measurement, best of %d rounds\n", conc, n, rounds)
+	fmt.Printf("%-26s %9s %8s\n", "variant", "req/s", "ratio")
+	for i, v := range variants {
+		fmt.Printf("%-26s %9.0f %7.1f%%\n", v.name, best[i], 100*best[i]/best[0])
+	}
+	fmt.Printf("tracing cost alone (traced runner / untraced SDK): %.1f%%\n", 100*best[2]/best[1])
+	return nil
+}
+
+// loop runs fn n times with conc goroutines and returns calls per second.
+func loop(conc, n int, fn func() error) (float64, error) {
+	var next atomic.Int64
+	var firstErr atomic.Pointer[error]
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				if err := fn(); err != nil {
+					firstErr.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if p := firstErr.Load(); p != nil {
+		return 0, *p
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}

@@ -1,0 +1,27 @@
+// Command objbench measures, explains and improves the latency and
+// throughput a program gets from cloud object storage.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/objbench/objbench/internal/cli"
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel() // first signal: stop the load, clean up, print partial results
+		<-sigs
+		os.Exit(cli.ExitInterrupted) // second signal: leave at once
+	}()
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
+	os.Exit(code)
+}

@@ -1,0 +1,110 @@
+// Package cli is objbench's command line: one file per subcommand. It is the
+// only package that prints to the terminal and chooses exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// usageError marks a mistake in the command line: exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// errInterrupted reports a run stopped by the user after printing partial results.
+var errInterrupted = errors.New("interrupted")
+
+// Main runs the objbench command line and returns the process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil && isCobraUsage(err) {
+		err = usageError{err}
+	}
+	return report(err, stderr)
+}
+
+// report prints err once and maps it to an exit code.
+func report(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	switch {
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "objbench: interrupted")
+		return ExitInterrupted
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(err.Error()))
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "objbench: %s\n", oneLine(err.Error()))
+	return ExitFailure
+}
+
+// oneLine keeps an error on one line: SDK errors sometimes span several.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "objbench",
+		Short: "Measure, explain and improve object storage latency and throughput",
+		Long: `objbench measures the latency and throughput a program gets from object storage
+(Amazon S3 and S3-compatible stores), phase by phase: DNS, connect, TLS, send,
+wait, receive, and whether connections were reused.
+
+With no target it runs on an embedded S3-compatible server, so it needs no account:
+
+  objbench run                       # quick suite on the embedded lab
+  objbench run s3://my-bucket        # the same on a real bucket`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newRunCmd(stdout, stderr), newLabCmd(stdout, stderr))
+	return root
+}
+
+// version is the module version when installed with go install, else "dev".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// isCobraUsage recognises the command-line errors cobra returns itself.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires ", "invalid argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

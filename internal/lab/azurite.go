@@ -1,0 +1,148 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Azurite's well-known development account. Its key is public, printed in
+// Microsoft's documentation; it guards nothing but a local emulator.
+const (
+	azuriteAccount = "devstoreaccount1"
+	azuriteKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// ErrNoAzurite says the Azure endpoint cannot be served on this machine.
+var ErrNoAzurite = errors.New("the lab's Azure endpoint needs Azurite: install it with 'npm install -g azurite' so that azurite-blob is on PATH")
+
+// AzureConnectionString is what an Azure client needs to reach the lab's
+// Azure endpoint; empty when it is not served.
+func (l *Lab) AzureConnectionString() string {
+	ep := l.endpoints["azure"]
+	if ep == nil {
+		return ""
+	}
+	scheme := "http"
+	if l.ca != nil {
+		scheme = "https"
+	}
+	return fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;",
+		scheme, azuriteAccount, azuriteKey, ep.url)
+}
+
+// startAzurite runs azurite-blob as a child process on a loopback port with
+// a temporary folder, behind the link like the other APIs.
+func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
+	bin, err := exec.LookPath("azurite-blob")
+	if err != nil {
+		return nil, ErrNoAzurite
+	}
+	dir, err := os.MkdirTemp("", "objbench-azurite-")
+	if err != nil {
+		return nil, fmt.Errorf("lab azure: %w", err)
+	}
+	useLink := l.link.Emulates() || l.cfg.ForceLink
+	upPort := port
+	if useLink || port == 0 {
+		if upPort, err = freePort(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("lab azure: %w", err)
+		}
+	}
+	args := []string{"--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(upPort), "--location", dir,
+		"--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent"}
+	if l.ca != nil {
+		cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+		if err := os.WriteFile(cert, l.ca.serverCertPEM, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if err := os.WriteFile(key, l.ca.serverKeyPEM, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		args = append(args, "--cert", cert, "--key", key)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("lab azure: start azurite-blob: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stopChild := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+		os.RemoveAll(dir)
+	}
+	upstream := "127.0.0.1:" + strconv.Itoa(upPort)
+	if err := waitPort(ctx, upstream, exited, 60*time.Second); err != nil {
+		stopChild()
+		return nil, fmt.Errorf("lab azure: azurite-blob did not start: %w: %s", err, strings.TrimSpace(out.String()))
+	}
+	ep := &endpoint{api: "azure", shutdown: stopChild}
+	public := upstream
+	if useLink {
+		p, err := startProxy("azure", "127.0.0.1:"+strconv.Itoa(port), upstream, l.link)
+		if err != nil {
+			stopChild()
+			return nil, portHint(err)
+		}
+		ep.proxy = p
+		public = p.Addr()
+		l.proxied[public] = true
+	}
+	scheme := "http"
+	if l.ca != nil {
+		scheme = "https"
+	}
+	ep.url = scheme + "://" + public + "/" + azuriteAccount
+	return ep, nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitPort waits until addr accepts connections, the child exits, or the bound passes.
+func waitPort(ctx context.Context, addr string, exited <-chan struct{}, bound time.Duration) error {
+	deadline := time.Now().Add(bound)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("it exited")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("no answer on %s within %s", addr, bound)
+}

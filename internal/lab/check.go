@@ -1,0 +1,296 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+)
+
+// CheckRow is one phase of one case: what the link model expects, in round
+// trips and time, against the median measured. Expected is RTTs round trips
+// plus Baseline, the same phase measured on the same server with the link
+// bypassed: the machine's own processing time (TLS crypto, the server's
+// handler), which no link model predicts.
+type CheckRow struct {
+	Case      string        `json:"case"`
+	Phase     string        `json:"phase"`
+	RTTs      float64       `json:"rtts"`
+	Baseline  time.Duration `json:"baseline"`
+	Expected  time.Duration `json:"expected"`
+	Measured  time.Duration `json:"measured"`
+	Tolerance time.Duration `json:"tolerance"`
+	Pass      bool          `json:"pass"`
+}
+
+// CheckOptions tune Check.
+type CheckOptions struct {
+	// Samples per case; the median is compared. Default 5.
+	Samples int
+	// Tolerance is the allowed relative error; default 0.15.
+	Tolerance float64
+	// Slack is the allowed absolute error, for phases near zero; default 2 ms.
+	Slack time.Duration
+	// BandwidthSize is the object size for the bandwidth case; default
+	// about one second's worth, between 1 and 32 MiB.
+	BandwidthSize int64
+}
+
+// Check measures fresh and reused connections through the lab's s3 (or gcs)
+// endpoint and compares each phase with the round trips the link model
+// predicts: TCP 1 RTT, TLS 1.3 1 RTT (1.2: 2), each exchange 1 RTT plus
+// service time, Expect: 100-continue 1 RTT, and size/bandwidth for a body.
+func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow, error) {
+	if o.Samples <= 0 {
+		o.Samples = 5
+	}
+	if o.Tolerance <= 0 {
+		o.Tolerance = 0.15
+	}
+	if o.Slack <= 0 {
+		o.Slack = 2 * time.Millisecond
+	}
+	ep := l.endpoints[api]
+	if ep == nil || api == "azure" {
+		return nil, fmt.Errorf("lab check runs on the s3 or gcs endpoint, and %q is not served", api)
+	}
+	rtt := l.link.RTT
+	newTransport := func(s nettrace.Strategy, expect bool) *nettrace.Transport {
+		return nettrace.NewTransport(nettrace.Config{Strategy: s, ExpectContinue: expect, TLS: l.ClientTLS(),
+			HandshakeDelay: l.HandshakeDelay(), Timeout: 30 * time.Second})
+	}
+	urls := objectURLs(api, ep.url)
+	setup := newTransport(nettrace.Pooled, false)
+	defer setup.CloseIdleConnections()
+	if _, err := exchange(ctx, setup, "PUT", urls.put("check/1k"), make([]byte, 1024), api); err != nil {
+		return nil, fmt.Errorf("lab check: upload: %w", err)
+	}
+	measured, err := l.measureCases(ctx, objectURLs(api, ep.url), api, o.Samples, newTransport)
+	if err != nil {
+		return nil, err
+	}
+	baseline := measured
+	if ep.direct != ep.url {
+		if baseline, err = l.measureCases(ctx, objectURLs(api, ep.direct), api, o.Samples, newTransport); err != nil {
+			return nil, err
+		}
+	}
+	var rows []CheckRow
+	for i, m := range measured {
+		base := baseline[i].got
+		switch {
+		case ep.direct == ep.url:
+			// No link to bypass: the model's service time is all there is.
+			base = 0
+			if m.phase == "wait" || m.phase == "ttfb" || m.phase == "wait100" {
+				base = l.cfg.ServiceTime
+			}
+		case m.phase == "connect":
+			base = 0 // a direct loopback connect is the link's job to delay, not a cost
+		}
+		want := time.Duration(m.rtts*float64(rtt)) + base
+		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack + l.link.Jitter
+		d := m.got - want
+		rows = append(rows, CheckRow{Case: m.name, Phase: m.phase, RTTs: m.rtts, Baseline: base, Expected: want,
+			Measured: m.got, Tolerance: tol, Pass: d <= tol && -d <= tol})
+	}
+	pooled := newTransport(nettrace.Pooled, false)
+	defer pooled.CloseIdleConnections()
+	if _, err := exchange(ctx, pooled, "GET", urls.get("check/1k"), nil, api); err != nil {
+		return nil, err
+	}
+
+	// A capped link: the body takes size/bandwidth beyond its first byte.
+	if bw := l.link.Bandwidth; bw > 0 {
+		size := o.BandwidthSize
+		if size <= 0 {
+			size = min(max(bw/8, 1<<20), 32<<20) // about a second's worth
+		}
+		body := make([]byte, size)
+		if _, err := exchange(ctx, setup, "PUT", urls.put("check/bw"), body, api); err != nil {
+			return nil, err
+		}
+		ss, err := samples(ctx, 3, func() (nettrace.Sample, error) {
+			return exchange(ctx, pooled, "GET", urls.get("check/bw"), nil, api)
+		})
+		if err != nil {
+			return nil, err
+		}
+		want := time.Duration(float64(size*8) / float64(bw) * float64(time.Second))
+		got := median(ss, phase(nettrace.Recv))
+		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack
+		rows = append(rows, CheckRow{Case: fmt.Sprintf("%s GET at %s", fmtBytes(size), FormatBandwidth(bw)), Phase: "recv",
+			Expected: want, Measured: got, Tolerance: tol, Pass: (got-want) <= tol && (want-got) <= tol})
+	}
+	return rows, nil
+}
+
+func fmtBytes(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func phase(p nettrace.Phase) func(nettrace.Sample) time.Duration {
+	return func(s nettrace.Sample) time.Duration { return s.Phases[p] }
+}
+
+func median(ss []nettrace.Sample, f func(nettrace.Sample) time.Duration) time.Duration {
+	v := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		v[i] = f(s)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func samples(ctx context.Context, n int, f func() (nettrace.Sample, error)) ([]nettrace.Sample, error) {
+	out := make([]nettrace.Sample, 0, n)
+	for range n {
+		s, err := f()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// objectURL builds raw object URLs for an API; the embedded servers accept
+// unsigned requests, which keeps the check free of any SDK.
+type objectURL struct {
+	get, put func(key string) string
+}
+
+func objectURLs(api, base string) objectURL {
+	if api == "gcs" {
+		return objectURL{
+			get: func(k string) string { return base + "/storage/v1/b/" + Bucket + "/o/" + escape(k) + "?alt=media" },
+			put: func(k string) string {
+				return base + "/upload/storage/v1/b/" + Bucket + "/o?uploadType=media&name=" + escape(k)
+			},
+		}
+	}
+	f := func(k string) string { return base + "/" + Bucket + "/" + k }
+	return objectURL{get: f, put: f}
+}
+
+func escape(k string) string {
+	var b bytes.Buffer
+	for _, c := range []byte(k) {
+		if c == '/' {
+			b.WriteString("%2F")
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// exchange makes one traced request and reads the whole response.
+func exchange(ctx context.Context, tr *nettrace.Transport, method, url string, body []byte, api string) (nettrace.Sample, error) {
+	octx, op := nettrace.Begin(ctx)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	if method == "PUT" && api == "gcs" {
+		method = "POST"
+	}
+	req, err := http.NewRequestWithContext(octx, method, url, rd)
+	if err != nil {
+		return nettrace.Sample{}, err
+	}
+	resp, err := tr.Client().Do(req)
+	if err != nil {
+		return nettrace.Sample{}, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	s := op.Finish()
+	if err != nil {
+		return s, err
+	}
+	if resp.StatusCode >= 300 {
+		return s, fmt.Errorf("%s %s: HTTP %d", method, url, resp.StatusCode)
+	}
+	return s, nil
+}
+
+type caseResult struct {
+	name, phase string
+	rtts        float64
+	got         time.Duration
+}
+
+// measureCases measures the fresh, reused and 100-continue cases at base.
+func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n int,
+	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) ([]caseResult, error) {
+	tlsRTTs := 0.0
+	if l.ca != nil {
+		tlsRTTs = 1
+		if l.cfg.TLSVersion == tls.VersionTLS12 {
+			tlsRTTs = 2
+		}
+	}
+	var out []caseResult
+	add := func(name, phase string, rtts float64, got time.Duration) {
+		out = append(out, caseResult{name, phase, rtts, got})
+	}
+	ttfb := func(s nettrace.Sample) time.Duration { return s.TTFB() }
+
+	// A new connection per request: every set-up round trip shows.
+	fresh := newTransport(nettrace.Fresh, false)
+	defer fresh.CloseIdleConnections()
+	ss, err := samples(ctx, n, func() (nettrace.Sample, error) {
+		return exchange(ctx, fresh, "GET", urls.get("check/1k"), nil, api)
+	})
+	if err != nil {
+		return nil, err
+	}
+	name := "fresh connection, 1 KiB GET"
+	add(name, "connect", 1, median(ss, phase(nettrace.Connect)))
+	add(name, "tls", tlsRTTs, median(ss, phase(nettrace.TLS)))
+	add(name, "wait", 1, median(ss, phase(nettrace.Wait)))
+	add(name, "ttfb", 2+tlsRTTs, median(ss, ttfb))
+
+	// A kept-alive connection: only the exchange's round trip is left.
+	pooled := newTransport(nettrace.Pooled, false)
+	defer pooled.CloseIdleConnections()
+	if _, err := exchange(ctx, pooled, "GET", urls.get("check/1k"), nil, api); err != nil {
+		return nil, err
+	}
+	if ss, err = samples(ctx, n, func() (nettrace.Sample, error) {
+		return exchange(ctx, pooled, "GET", urls.get("check/1k"), nil, api)
+	}); err != nil {
+		return nil, err
+	}
+	name = "reused connection, 1 KiB GET"
+	add(name, "connect", 0, median(ss, phase(nettrace.Connect)))
+	add(name, "ttfb", 1, median(ss, ttfb))
+
+	// Expect: 100-continue costs one more round trip before the body.
+	expect := newTransport(nettrace.Pooled, true)
+	defer expect.CloseIdleConnections()
+	big := make([]byte, 1<<20)
+	if _, err := exchange(ctx, expect, "GET", urls.get("check/1k"), nil, api); err != nil {
+		return nil, err
+	}
+	if ss, err = samples(ctx, n, func() (nettrace.Sample, error) {
+		return exchange(ctx, expect, "PUT", urls.put("check/1m"), big, api)
+	}); err != nil {
+		return nil, err
+	}
+	add("Expect: 100-continue, 1 MiB PUT", "wait100", 1, median(ss, phase(nettrace.Wait100)))
+	return out, nil
+}

@@ -1,0 +1,297 @@
+package lab
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+)
+
+func dur(d time.Duration) *time.Duration { return &d }
+
+func startLab(t *testing.T, cfg Config) *Lab {
+	t.Helper()
+	l, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// checkRows runs Check and fails on rows outside tolerance, among the
+// phases named in assert (all when none).
+func checkRows(t *testing.T, l *Lab, o CheckOptions, assert ...string) []CheckRow {
+	t.Helper()
+	rows, err := l.Check(context.Background(), "s3", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		t.Logf("%-32s %-8s rtts %.0f expected %6.1fms measured %6.1fms pass %v", r.Case, r.Phase, r.RTTs,
+			float64(r.Expected)/1e6, float64(r.Measured)/1e6, r.Pass)
+		if !r.Pass && (len(assert) == 0 || slices.Contains(assert, r.Phase)) {
+			t.Errorf("%s %s: measured %v, expected %v ± %v", r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance)
+		}
+	}
+	return rows
+}
+
+// find returns the row for case prefix and phase.
+func find(t *testing.T, rows []CheckRow, casePrefix, phase string) CheckRow {
+	t.Helper()
+	for _, r := range rows {
+		if strings.HasPrefix(r.Case, casePrefix) && r.Phase == phase {
+			return r
+		}
+	}
+	t.Fatalf("no row %q %q", casePrefix, phase)
+	return CheckRow{}
+}
+
+// TestRoundTripMath checks the link model at --rtt 40ms within ±15%:
+// connect, TLS (1.3: 1 RTT, 1.2: 2, plain: 0), wait, pooled TTFB and 100-continue.
+func TestRoundTripMath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	rtt := 40 * time.Millisecond
+	tests := []struct {
+		name    string
+		tls     bool
+		version uint16
+		tlsRTTs float64
+	}{
+		{"plain", false, 0, 0},
+		{"tls1.3", true, tls.VersionTLS13, 1},
+		{"tls1.2", true, tls.VersionTLS12, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := startLab(t, Config{RTT: &rtt, TLS: tc.tls, TLSVersion: tc.version})
+			rows := checkRows(t, l, CheckOptions{Slack: time.Millisecond})
+			if r := find(t, rows, "fresh", "tls"); r.RTTs != tc.tlsRTTs {
+				t.Errorf("tls: %v RTTs expected, want %v", r.RTTs, tc.tlsRTTs)
+			}
+			for _, c := range []struct{ cs, phase string }{{"fresh", "connect"}, {"fresh", "wait"}, {"reused", "ttfb"}, {"Expect", "wait100"}} {
+				r := find(t, rows, c.cs, c.phase)
+				if r.RTTs != 1 {
+					t.Errorf("%s %s: %v RTTs expected, want 1", c.cs, c.phase, r.RTTs)
+				}
+				// The model's part must dominate: the baseline is the machine's own processing.
+				if r.Measured < rtt*85/100 || r.Baseline > rtt/4 {
+					t.Errorf("%s %s: measured %v with baseline %v for a %v round trip", c.cs, c.phase, r.Measured, r.Baseline, rtt)
+				}
+			}
+			if r := find(t, rows, "reused", "connect"); r.Measured != 0 {
+				t.Errorf("reused connection has connect %v", r.Measured)
+			}
+		})
+	}
+}
+
+// TestBandwidth: a 32 MiB GET at 100 Mbit/s takes 2.68 s ±15% beyond its first byte.
+func TestBandwidth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	t.Parallel()
+	bw := int64(100_000_000)
+	l := startLab(t, Config{RTT: dur(2 * time.Millisecond), Bandwidth: &bw})
+	rows := checkRows(t, l, CheckOptions{BandwidthSize: 32 << 20}, "recv")
+	r := find(t, rows, "32 MiB", "recv")
+	if want := 2684 * time.Millisecond; r.Expected < want-10*time.Millisecond || r.Expected > want+10*time.Millisecond {
+		t.Errorf("expected %v, want about %v", r.Expected, want)
+	}
+}
+
+// TestIdleTimeoutIsAReconnection: after the server's idle timeout, the next
+// request opens a new connection and succeeds.
+func TestIdleTimeoutIsAReconnection(t *testing.T) {
+	t.Parallel()
+	l := startLab(t, Config{RTT: dur(2 * time.Millisecond), IdleTimeout: 200 * time.Millisecond})
+	tr := nettrace.NewTransport(nettrace.Config{HandshakeDelay: l.HandshakeDelay()})
+	defer tr.CloseIdleConnections()
+	urls := objectURLs("s3", l.Endpoint("s3"))
+	ctx := context.Background()
+	if _, err := exchange(ctx, tr, "PUT", urls.put("idle"), []byte("x"), "s3"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := exchange(ctx, tr, "GET", urls.get("idle"), nil, "s3")
+	if err != nil || !s.Reused {
+		t.Fatalf("second request: reused %v err %v", s.Reused, err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	s, err = exchange(ctx, tr, "GET", urls.get("idle"), nil, "s3")
+	if err != nil {
+		t.Fatalf("request after the idle timeout failed: %v", err)
+	}
+	if s.Reused || s.Phases[nettrace.Connect] <= 0 {
+		t.Errorf("after idle timeout: reused %v connect %v, want a new connection", s.Reused, s.Phases[nettrace.Connect])
+	}
+	if tr.ConnsOpened() != 2 {
+		t.Errorf("%d connections opened, want 2", tr.ConnsOpened())
+	}
+}
+
+func TestServiceTime(t *testing.T) {
+	t.Parallel()
+	l := startLab(t, Config{ServiceTime: 30 * time.Millisecond})
+	rows := checkRows(t, l, CheckOptions{Samples: 3}, "none")
+	if r := find(t, rows, "reused", "ttfb"); r.Measured < 30*time.Millisecond {
+		t.Errorf("ttfb %v with a 30ms service time", r.Measured)
+	}
+}
+
+func TestH2OfferedOnTLS(t *testing.T) {
+	t.Parallel()
+	l := startLab(t, Config{TLS: true})
+	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.H2, TLS: l.ClientTLS()})
+	defer tr.CloseIdleConnections()
+	s, err := exchange(context.Background(), tr, "GET", l.Endpoint("s3")+"/"+Bucket+"/", nil, "s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Proto != "h2" || s.TLSVersion != "TLS1.3" {
+		t.Errorf("proto %q tls %q, want h2 TLS1.3", s.Proto, s.TLSVersion)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("x", 1024)
+	tests := []struct {
+		fault string
+		check func(t *testing.T, resp *http.Response, err error)
+	}{
+		{"slowdown=100%", func(t *testing.T, resp *http.Response, err error) {
+			if err != nil || resp.StatusCode != 503 {
+				t.Errorf("slowdown: %v %v", resp, err)
+			}
+		}},
+		{"reset=100%", func(t *testing.T, resp *http.Response, err error) {
+			if err == nil {
+				t.Errorf("reset: got a response %d", resp.StatusCode)
+			}
+		}},
+		{"timeout=100%", func(t *testing.T, resp *http.Response, err error) {
+			if err == nil {
+				t.Errorf("timeout: got a response %d", resp.StatusCode)
+			}
+		}},
+		{"stall=100%", func(t *testing.T, resp *http.Response, err error) {
+			if err != nil {
+				t.Fatalf("stall: no headers: %v", err)
+			}
+			b, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if rerr == nil || len(b) != 512 {
+				t.Errorf("stall: read %d bytes, err %v; want half of 1024 and an error", len(b), rerr)
+			}
+		}},
+		{"", func(t *testing.T, resp *http.Response, err error) {
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("no fault: %v %v", resp, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(b) != body {
+				t.Errorf("no fault: body %d bytes", len(b))
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			f, err := ParseFaults(tc.fault)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop := make(chan struct{})
+			var counts FaultCounts
+			b := &behaviour{api: "s3", faults: f, counts: &counts, stop: stop}
+			srv := httptest.NewServer(b.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Length", "1024")
+				_, _ = io.WriteString(w, body)
+			})))
+			defer srv.Close()
+			defer close(stop)
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+			resp, err := http.DefaultTransport.RoundTrip(req)
+			tc.check(t, resp, err)
+			if counts.Requests.Load() != 1 {
+				t.Errorf("%d requests counted", counts.Requests.Load())
+			}
+		})
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want Faults
+		bad  bool
+	}{
+		{"reset=2%,timeout=1%,slowdown=5%,stall=1%", Faults{0.02, 0.01, 0.05, 0.01}, false},
+		{"", Faults{}, false},
+		{"reset=2", Faults{Reset: 0.02}, false},
+		{"reset=60%,stall=50%", Faults{}, true},
+		{"boom=1%", Faults{}, true},
+		{"reset", Faults{}, true},
+		{"reset=-1%", Faults{}, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseFaults(tc.in)
+		if (err != nil) != tc.bad || !tc.bad && got != tc.want {
+			t.Errorf("ParseFaults(%q) = %+v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	t.Parallel()
+	neg := -time.Millisecond
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"unknown profile", Config{Profile: "mars"}, "unknown lab profile"},
+		{"negative rtt", Config{RTT: &neg}, "negative"},
+		{"absurd rtt", Config{RTT: dur(time.Hour)}, "absurd"},
+		{"unknown api", Config{APIs: []string{"ftp"}}, "unknown lab API"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Start(context.Background(), tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPortTaken(t *testing.T) {
+	t.Parallel()
+	a := startLab(t, Config{})
+	port := a.endpoints["s3"].url[strings.LastIndex(a.endpoints["s3"].url, ":")+1:]
+	var p int
+	for _, c := range port {
+		p = p*10 + int(c-'0')
+	}
+	_, err := Start(context.Background(), Config{Port: p})
+	if err == nil || !strings.Contains(err.Error(), "port is taken") {
+		t.Errorf("err %v, want a port-taken message", err)
+	}
+}

@@ -1,0 +1,91 @@
+package lab
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Profile is a named link, from DESIGN.md.
+type Profile struct {
+	Name        string
+	Link        Link
+	Description string
+}
+
+var profiles = []Profile{
+	{"local", Link{}, "no emulation: the servers reached directly"},
+	{"same-zone", Link{RTT: 500 * time.Microsecond}, "0.5 ms round trip"},
+	{"same-region", Link{RTT: 2 * time.Millisecond}, "2 ms round trip"},
+	{"cross-region", Link{RTT: 80 * time.Millisecond}, "80 ms round trip, us-east-1 to us-west-2"},
+	{"intercontinental", Link{RTT: 200 * time.Millisecond}, "200 ms round trip"},
+	{"home-wifi", Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000}, "30 ms round trip, 5 ms jitter, 50 Mbit/s"},
+}
+
+// Profiles lists the profiles in order of distance.
+func Profiles() []Profile { return append([]Profile(nil), profiles...) }
+
+// LookupProfile finds a profile by name.
+func LookupProfile(name string) (Profile, error) {
+	if name == "" {
+		name = "local"
+	}
+	for _, p := range profiles {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	names := make([]string, len(profiles))
+	for i, p := range profiles {
+		names[i] = p.Name
+	}
+	sort.Strings(names)
+	return Profile{}, fmt.Errorf("unknown lab profile %q: use one of %s", name, strings.Join(names, ", "))
+}
+
+// ParseBandwidth reads "100Mbit", "50Mbps", "1Gbit", "800kbit" or a plain
+// number of bits per second; "0" or "" means unlimited.
+func ParseBandwidth(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "" || t == "0" || t == "unlimited" {
+		return 0, nil
+	}
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"gbit", 1e9}, {"gbps", 1e9}, {"mbit", 1e6}, {"mbps", 1e6}, {"kbit", 1e3}, {"kbps", 1e3}, {"bit", 1}, {"bps", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSuffix(t, u.suffix), u.mult
+			break
+		}
+	}
+	var v float64
+	if _, err := fmt.Sscanf(t, "%g", &v); err != nil || v < 0 || fmt.Sprint(v) == "NaN" {
+		return 0, fmt.Errorf("bad bandwidth %q: use e.g. 100Mbit, 1Gbit, 800kbit", s)
+	}
+	bps := int64(v * float64(mult))
+	if bps > 0 && bps < 8000 {
+		return 0, fmt.Errorf("bad bandwidth %q: below 1 KB/s, the smallest rate the link can emulate", s)
+	}
+	if bps > 400e9 {
+		return 0, fmt.Errorf("bad bandwidth %q: above 400 Gbit/s", s)
+	}
+	return bps, nil
+}
+
+// FormatBandwidth prints bits per second as "100Mbit".
+func FormatBandwidth(bps int64) string {
+	switch {
+	case bps == 0:
+		return ""
+	case bps%1e9 == 0:
+		return fmt.Sprintf("%dGbit", bps/1e9)
+	case bps%1e6 == 0:
+		return fmt.Sprintf("%dMbit", bps/1e6)
+	case bps%1e3 == 0:
+		return fmt.Sprintf("%dkbit", bps/1e3)
+	}
+	return fmt.Sprintf("%dbit", bps)
+}

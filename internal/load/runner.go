@@ -1,0 +1,219 @@
+// Package load drives storage operations: a Runner executes Steps with a
+// number of workers, each with a cold client of its own, bounded by a count
+// and a duration. A Step says what to do; it never times anything itself:
+// timing belongs to internal/nettrace.
+package load
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/stats"
+	"github.com/objbench/objbench/internal/storage"
+)
+
+// Client is one worker's storage client and the transport that times it.
+type Client struct {
+	Backend   storage.Backend
+	Transport *nettrace.Transport
+}
+
+// Close releases the client and its connections.
+func (c *Client) Close() {
+	if c.Backend != nil {
+		c.Backend.Close()
+	}
+	if c.Transport != nil {
+		c.Transport.CloseIdleConnections()
+	}
+}
+
+// ClientFactory makes a new, cold client.
+type ClientFactory func(ctx context.Context) (*Client, error)
+
+// DoFunc performs one operation on key. It must read any response body to
+// its end before returning.
+type DoFunc func(ctx context.Context, b storage.Backend, key string) error
+
+// Step is one measured unit: one op at one size and concurrency.
+type Step struct {
+	Workload    string
+	Op          string
+	Size        int64
+	Concurrency int
+	// Requests bounds the number of operations across all workers.
+	Requests int
+	// Duration bounds the step's wall time; zero means no bound beyond Requests.
+	Duration time.Duration
+	// Key returns the key of the i-th operation (0-based across workers).
+	Key func(i int) string
+	Do  DoFunc
+}
+
+// Name is a short label such as "get 1KiB c=1".
+func (s *Step) Name() string {
+	return s.Op + " " + FormatSize(s.Size) + " c=" + itoa(s.Concurrency)
+}
+
+// StepResult is what a step measured.
+type StepResult struct {
+	Step        *Step
+	Summary     stats.Summary
+	Wall        time.Duration
+	Interrupted bool
+	// Connections and TLSHandshakes opened by the step's workers.
+	Connections   int64
+	TLSHandshakes int64
+	// Sample callback count is in Summary; FirstError is the first failure's message.
+	FirstError string
+}
+
+// Runner executes steps.
+type Runner struct {
+	NewClient ClientFactory
+	// Timeout bounds each operation.
+	Timeout time.Duration
+	// Progress, when set, is called from one goroutine about ten times a
+	// second with the operations done so far.
+	Progress func(st *Step, done int64, elapsed time.Duration)
+	// OnSample, when set, receives every sample; it must be safe for
+	// concurrent use and fast.
+	OnSample func(*nettrace.Sample)
+}
+
+// Run executes st. It returns partial results when ctx is cancelled, with
+// Interrupted set; an error only when no worker could start.
+func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
+	conc := max(st.Concurrency, 1)
+	clients := make([]*Client, conc)
+	for w := range clients {
+		c, err := r.NewClient(ctx)
+		if err != nil {
+			for _, c := range clients[:w] {
+				c.Close()
+			}
+			return nil, err
+		}
+		clients[w] = c
+	}
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+
+	runCtx := ctx
+	if st.Duration > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, st.Duration)
+		defer cancel()
+	}
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		firstErr atomic.Pointer[string]
+		wg       sync.WaitGroup
+	)
+	recs := make([]*stats.Recorder, conc)
+	start := time.Now()
+	stopProgress := r.startProgress(st, &done, start)
+	for w := range conc {
+		recs[w] = stats.NewRecorder()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(runCtx, st, w, clients[w], recs[w], &next, &done, &firstErr)
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	stopProgress()
+
+	merged := recs[0]
+	for _, rec := range recs[1:] {
+		merged.Merge(rec)
+	}
+	res := &StepResult{
+		Step:        st,
+		Summary:     merged.Summarize(st.Size, wall),
+		Wall:        wall,
+		Interrupted: ctx.Err() != nil,
+	}
+	for _, c := range clients {
+		if c.Transport != nil {
+			res.Connections += c.Transport.ConnsOpened()
+			res.TLSHandshakes += c.Transport.TLSHandshakes()
+		}
+	}
+	if p := firstErr.Load(); p != nil {
+		res.FirstError = *p
+	}
+	return res, nil
+}
+
+// work is the one worker loop shared by every operation.
+func (r *Runner) work(ctx context.Context, st *Step, w int, c *Client, rec *stats.Recorder,
+	next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
+	for seq := 0; ; seq++ {
+		i := int(next.Add(1) - 1)
+		if i >= st.Requests || ctx.Err() != nil {
+			return
+		}
+		key := st.Key(i)
+		opCtx, cancel := context.WithTimeout(ctx, r.timeout())
+		opCtx, op := nettrace.Begin(opCtx)
+		err := st.Do(opCtx, c.Backend, key)
+		s := op.Finish()
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			// Stopped by the run's bound or by the user, not a failure of
+			// the service: dropped, neither latency nor error.
+			return
+		}
+		s.Op, s.Key, s.Size, s.Worker, s.Seq = st.Op, key, st.Size, w, seq
+		if err != nil {
+			s.Err = err.Error()
+			s.ErrClass = string(storage.Classify(err))
+			msg := s.Err
+			firstErr.CompareAndSwap(nil, &msg)
+		}
+		rec.Add(&s)
+		if r.OnSample != nil {
+			r.OnSample(&s)
+		}
+		done.Add(1)
+	}
+}
+
+func (r *Runner) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return 30 * time.Second
+}
+
+func (r *Runner) startProgress(st *Step, done *atomic.Int64, start time.Time) (stop func()) {
+	if r.Progress == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				r.Progress(st, done.Load(), time.Since(start))
+				return
+			case <-t.C:
+				r.Progress(st, done.Load(), time.Since(start))
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}

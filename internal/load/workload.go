@@ -1,0 +1,434 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/objbench/objbench/internal/storage"
+)
+
+// Workload names.
+const (
+	Latency     = "latency"
+	Throughput  = "throughput"
+	Concurrency = "concurrency"
+)
+
+// Workloads lists the known workloads in run order.
+var Workloads = []string{Latency, Throughput, Concurrency}
+
+// Options shape the workloads. Zero values take the defaults of Defaults.
+type Options struct {
+	Workloads []string
+	// Latency: a pool of PoolObjects objects of PoolSize, then Gets GETs of
+	// random pool keys with LatencyConcurrency workers; then OpCount PUT,
+	// HEAD and DELETE at each of OpSizes (what gsutil perfdiag measures).
+	PoolObjects        int
+	PoolSize           int64
+	Gets               int
+	LatencyConcurrency int
+	OpSizes            []int64
+	OpCount            int
+	// Throughput: SizeCount single-stream uploads then downloads per size.
+	Sizes     []int64
+	SizeCount int
+	// Concurrency: at each level, LevelRequests(level) writes then reads of LevelSize.
+	Levels    []int
+	LevelSize int64
+	// Requests, when > 0, replaces every per-step count above.
+	Requests int
+	// Duration bounds each step's wall time (0: none).
+	Duration time.Duration
+}
+
+// Defaults is the quick suite: well under a minute on the embedded server.
+func Defaults() Options {
+	return Options{
+		Workloads:          append([]string(nil), Workloads...),
+		PoolObjects:        10,
+		PoolSize:           1 << 10,
+		Gets:               1000,
+		LatencyConcurrency: 1,
+		OpSizes:            []int64{0, 1 << 10, 100 << 10, 1 << 20},
+		OpCount:            20,
+		Sizes:              []int64{16 << 10, 256 << 10, 1 << 20, 8 << 20, 32 << 20},
+		SizeCount:          10,
+		Levels:             []int{1, 5, 10, 20},
+		LevelSize:          32 << 20,
+		Duration:           30 * time.Second,
+	}
+}
+
+// ParseWorkloads validates a comma-separated --workload value.
+func ParseWorkloads(s string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.Split(s, ",") {
+		w = strings.TrimSpace(strings.ToLower(w))
+		if w == "" || seen[w] {
+			continue
+		}
+		if w == "all" {
+			return append([]string(nil), Workloads...), nil
+		}
+		ok := false
+		for _, k := range Workloads {
+			ok = ok || k == w
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown workload %q: use %s", w, strings.Join(Workloads, ", "))
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no workload given: use %s", strings.Join(Workloads, ", "))
+	}
+	return out, nil
+}
+
+// KeySet is the set of keys this run wrote (or tried to write): cleanup
+// deletes exactly these, never anything else.
+type KeySet struct {
+	mu   sync.Mutex
+	keys map[string]struct{}
+}
+
+// Add records key.
+func (k *KeySet) Add(key string) {
+	k.mu.Lock()
+	if k.keys == nil {
+		k.keys = map[string]struct{}{}
+	}
+	k.keys[key] = struct{}{}
+	k.mu.Unlock()
+}
+
+// Remove forgets key (it was deleted).
+func (k *KeySet) Remove(key string) {
+	k.mu.Lock()
+	delete(k.keys, key)
+	k.mu.Unlock()
+}
+
+// Keys returns the recorded keys.
+func (k *KeySet) Keys() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := make([]string, 0, len(k.keys))
+	for key := range k.keys {
+		out = append(out, key)
+	}
+	return out
+}
+
+// Len is the number of recorded keys.
+func (k *KeySet) Len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.keys)
+}
+
+// Session runs the workloads of one run under one prefix.
+type Session struct {
+	Runner *Runner
+	// Setup is an unmeasured client for preparing pools and cleaning up, so
+	// that measured workers start cold.
+	Setup  storage.Backend
+	Prefix string
+	Opts   Options
+	// Keep lists keys that existed before the run (with --force): cleanup
+	// never deletes them.
+	Keep map[string]bool
+	// OnStep, when set, is called before each step with its index and the
+	// number of steps, and after it with the result.
+	BeforeStep func(i, n int, st *Step)
+	AfterStep  func(res *StepResult)
+
+	Written  KeySet
+	payloads map[int64][]byte
+}
+
+// action is one thing the session does: prepare, measure or tidy up.
+type action struct {
+	prepare func(ctx context.Context) error
+	step    *Step
+	after   func(ctx context.Context)
+}
+
+// Run executes every workload in order and returns the step results so far;
+// on cancellation it stops and returns what it has with ctx's error.
+// Cleanup is the caller's (Cleanup), so it happens even then.
+func (s *Session) Run(ctx context.Context) ([]*StepResult, error) {
+	acts := s.plan()
+	n := 0
+	for _, a := range acts {
+		if a.step != nil {
+			n++
+		}
+	}
+	var results []*StepResult
+	i := 0
+	for _, a := range acts {
+		if err := ctx.Err(); err != nil {
+			return results, err
+		}
+		if a.prepare != nil {
+			if err := a.prepare(ctx); err != nil {
+				return results, err
+			}
+		}
+		if a.step != nil {
+			i++
+			if s.BeforeStep != nil {
+				s.BeforeStep(i, n, a.step)
+			}
+			res, err := s.Runner.Run(ctx, a.step)
+			if err != nil {
+				return results, err
+			}
+			results = append(results, res)
+			if s.AfterStep != nil {
+				s.AfterStep(res)
+			}
+			if res.Interrupted {
+				return results, ctx.Err()
+			}
+		}
+		if a.after != nil {
+			a.after(ctx)
+		}
+	}
+	return results, nil
+}
+
+func (s *Session) plan() []action {
+	var acts []action
+	for _, w := range s.Opts.Workloads {
+		switch w {
+		case Latency:
+			acts = append(acts, s.planLatency()...)
+		case Throughput:
+			acts = append(acts, s.planThroughput()...)
+		case Concurrency:
+			acts = append(acts, s.planConcurrency()...)
+		}
+	}
+	return acts
+}
+
+func (s *Session) count(def int) int {
+	if s.Opts.Requests > 0 {
+		return s.Opts.Requests
+	}
+	return def
+}
+
+func (s *Session) planLatency() []action {
+	o := s.Opts
+	pool := make([]string, max(o.PoolObjects, 1))
+	for i := range pool {
+		pool[i] = fmt.Sprintf("%spool/%d", s.Prefix, i)
+	}
+	acts := []action{{
+		prepare: func(ctx context.Context) error { return s.putAll(ctx, pool, o.PoolSize) },
+		step: &Step{
+			Workload: Latency, Op: "get", Size: o.PoolSize, Concurrency: max(o.LatencyConcurrency, 1),
+			Requests: s.count(o.Gets), Duration: o.Duration,
+			Key: func(int) string { return pool[rand.IntN(len(pool))] },
+			Do:  s.get(o.PoolSize),
+		},
+	}}
+	for _, size := range o.OpSizes {
+		n := s.count(o.OpCount)
+		key := func(i int) string { return fmt.Sprintf("%slat/%s/%d", s.Prefix, FormatSize(size), i%n) }
+		base := Step{Workload: Latency, Size: size, Concurrency: max(o.LatencyConcurrency, 1), Requests: n, Duration: o.Duration, Key: key}
+		put, head, del := base, base, base
+		put.Op, put.Do = "put", s.put(size)
+		head.Op, head.Do = "head", s.head(size)
+		del.Op, del.Do = "delete", s.delete
+		acts = append(acts, action{step: &put}, action{step: &head}, action{step: &del})
+	}
+	return acts
+}
+
+func (s *Session) planThroughput() []action {
+	o := s.Opts
+	var acts []action
+	for _, size := range o.Sizes {
+		n := s.count(o.SizeCount)
+		key := func(i int) string { return fmt.Sprintf("%stp/%s/%d", s.Prefix, FormatSize(size), i%n) }
+		base := Step{Workload: Throughput, Size: size, Concurrency: 1, Requests: n, Duration: o.Duration, Key: key}
+		put, get := base, base
+		put.Op, put.Do = "put", s.put(size)
+		get.Op, get.Do = "get", s.get(size)
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = key(i)
+		}
+		acts = append(acts, action{step: &put}, action{step: &get, after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
+	}
+	return acts
+}
+
+func (s *Session) planConcurrency() []action {
+	o := s.Opts
+	var acts []action
+	for _, level := range o.Levels {
+		n := s.count(2 * level)
+		key := func(i int) string { return fmt.Sprintf("%sconc/%d/%d", s.Prefix, level, i%level) }
+		base := Step{Workload: Concurrency, Size: o.LevelSize, Concurrency: level, Requests: n, Duration: o.Duration, Key: key}
+		put, get := base, base
+		put.Op, put.Do = "put", s.put(o.LevelSize)
+		get.Op, get.Do = "get", s.get(o.LevelSize)
+		keys := make([]string, min(level, n))
+		for i := range keys {
+			keys[i] = key(i)
+		}
+		acts = append(acts, action{step: &put}, action{step: &get, after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
+	}
+	return acts
+}
+
+// payload returns size bytes of incompressible data, shared read-only.
+func (s *Session) payload(size int64) []byte {
+	if s.payloads == nil {
+		s.payloads = map[int64][]byte{}
+	}
+	if p, ok := s.payloads[size]; ok {
+		return p
+	}
+	p := make([]byte, size)
+	r := rand.NewChaCha8([32]byte{byte(size), byte(size >> 8), byte(size >> 16)})
+	_, _ = r.Read(p)
+	s.payloads[size] = p
+	return p
+}
+
+func (s *Session) put(size int64) DoFunc {
+	p := s.payload(size)
+	return func(ctx context.Context, b storage.Backend, key string) error {
+		s.Written.Add(key)
+		return b.Put(ctx, key, bytes.NewReader(p), size)
+	}
+}
+
+func (s *Session) get(size int64) DoFunc {
+	return func(ctx context.Context, b storage.Backend, key string) error {
+		n, err := b.Get(ctx, key, io.Discard)
+		if err != nil {
+			return err
+		}
+		if n != size {
+			return &storage.Error{Op: "get", Key: key, Class: storage.ClassOther,
+				Err: fmt.Errorf("short read: %d of %d bytes", n, size)}
+		}
+		return nil
+	}
+}
+
+func (s *Session) head(size int64) DoFunc {
+	return func(ctx context.Context, b storage.Backend, key string) error {
+		info, err := b.Head(ctx, key)
+		if err != nil {
+			return err
+		}
+		if info.Size != size {
+			return &storage.Error{Op: "head", Key: key, Class: storage.ClassOther,
+				Err: fmt.Errorf("size %d, want %d", info.Size, size)}
+		}
+		return nil
+	}
+}
+
+func (s *Session) delete(ctx context.Context, b storage.Backend, key string) error {
+	if !strings.HasPrefix(key, s.Prefix) || s.Keep[key] {
+		return fmt.Errorf("refusing to delete %q: not written by this run", key)
+	}
+	err := b.Delete(ctx, key)
+	if err == nil {
+		s.Written.Remove(key)
+	}
+	return err
+}
+
+// putAll writes keys with the setup client, eight at a time.
+func (s *Session) putAll(ctx context.Context, keys []string, size int64) error {
+	p := s.payload(size)
+	return parallel(ctx, keys, func(ctx context.Context, key string) error {
+		s.Written.Add(key)
+		if err := s.Setup.Put(ctx, key, bytes.NewReader(p), size); err != nil {
+			return fmt.Errorf("preparing object pool: %w", err)
+		}
+		return nil
+	})
+}
+
+// deleteAll removes keys this run wrote, with the setup client; failures are
+// left to the final Cleanup.
+func (s *Session) deleteAll(ctx context.Context, keys []string) {
+	_ = parallel(context.WithoutCancel(ctx), keys, func(ctx context.Context, key string) error {
+		return s.delete(ctx, s.Setup, key)
+	})
+}
+
+// Cleanup deletes every key the run wrote and that is still there. It uses
+// its own bounded context so that it also runs after Ctrl-C.
+func (s *Session) Cleanup(timeout time.Duration) (deleted int, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	keys := s.Written.Keys()
+	var mu sync.Mutex
+	var errs []error
+	_ = parallel(ctx, keys, func(ctx context.Context, key string) error {
+		if e := s.delete(ctx, s.Setup, key); e != nil {
+			mu.Lock()
+			errs = append(errs, e)
+			mu.Unlock()
+			return nil
+		}
+		mu.Lock()
+		deleted++
+		mu.Unlock()
+		return nil
+	})
+	if len(errs) > 0 {
+		return deleted, fmt.Errorf("cleanup: %d of %d objects not deleted, first: %w", len(errs), len(keys), errs[0])
+	}
+	return deleted, nil
+}
+
+// parallel calls fn for every key with up to eight in flight and returns the first error.
+func parallel(ctx context.Context, keys []string, fn func(ctx context.Context, key string) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for _, key := range keys {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(ctx, key); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
+		return ctx.Err()
+	}
+	return first
+}

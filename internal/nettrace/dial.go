@@ -1,0 +1,122 @@
+package nettrace
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// connTiming is what a dial learned about a new connection. It is written
+// once by the dialer before the connection is handed to the transport, and
+// read by the exchange that gets the connection first.
+type connTiming struct {
+	dnsStart, dnsDone   time.Time
+	connStart, connDone time.Time
+	tlsStart, tlsDone   time.Time
+	tlsVersion          uint16
+}
+
+// tracedConn carries the dial timing along with the connection so that the
+// exchange that actually uses a new connection (not the one that happened to
+// trigger its dial) gets its dns/connect/tls phases.
+type tracedConn struct {
+	net.Conn
+	timing connTiming
+	taken  atomic.Bool
+}
+
+// take returns the dial timing the first time it is called, so a new
+// connection's set-up is counted once.
+func (c *tracedConn) take() (connTiming, bool) {
+	if c.taken.Swap(true) {
+		return connTiming{}, false
+	}
+	return c.timing, true
+}
+
+// dialer opens TCP (and TLS) connections, timing DNS, connect and TLS itself.
+type dialer struct {
+	timeout        time.Duration
+	resolver       *net.Resolver
+	handshakeDelay func(addr string) time.Duration
+	tlsConfig      *tls.Config
+	conns, tlsHS   atomic.Int64
+}
+
+func (d *dialer) dial(ctx context.Context, network, addr string) (*tracedConn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	var t connTiming
+	ips := []string{host}
+	if net.ParseIP(host) == nil {
+		t.dnsStart = time.Now()
+		addrs, err := d.resolver.LookupHost(ctx, host)
+		t.dnsDone = time.Now()
+		if err != nil {
+			return nil, err
+		}
+		ips = addrs
+	}
+	nd := net.Dialer{Timeout: d.timeout, KeepAlive: 30 * time.Second}
+	t.connStart = time.Now()
+	var conn net.Conn
+	for _, ip := range ips {
+		conn, err = nd.DialContext(ctx, network, net.JoinHostPort(ip, port))
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d.handshakeDelay != nil {
+		if delay := d.handshakeDelay(addr); delay > 0 {
+			tm := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				tm.Stop()
+				conn.Close()
+				return nil, ctx.Err()
+			case <-tm.C:
+			}
+		}
+	}
+	t.connDone = time.Now()
+	d.conns.Add(1)
+	return &tracedConn{Conn: conn, timing: t}, nil
+}
+
+func (d *dialer) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (d *dialer) dialTLSContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	cfg := d.tlsConfig.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	tc := tls.Client(c, cfg)
+	c.timing.tlsStart = time.Now()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("tls handshake with %s: %w", addr, err)
+	}
+	c.timing.tlsDone = time.Now()
+	c.timing.tlsVersion = tc.ConnectionState().Version
+	d.tlsHS.Add(1)
+	return tc, nil
+}

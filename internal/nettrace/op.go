@@ -1,0 +1,217 @@
+package nettrace
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+type opKey struct{}
+
+// Op collects the HTTP exchanges of one storage operation.
+type Op struct {
+	start     time.Time
+	mu        sync.Mutex
+	exchanges []*exchange
+}
+
+// Begin starts timing one operation. Every exchange made through a Transport
+// with the returned context (or one derived from it) is attributed to op.
+func Begin(ctx context.Context) (context.Context, *Op) {
+	op := &Op{start: time.Now()}
+	return context.WithValue(ctx, opKey{}, op), op
+}
+
+func opFrom(ctx context.Context) *Op {
+	op, _ := ctx.Value(opKey{}).(*Op)
+	return op
+}
+
+func (o *Op) add(ex *exchange) {
+	o.mu.Lock()
+	o.exchanges = append(o.exchanges, ex)
+	o.mu.Unlock()
+}
+
+// Finish ends the operation and returns its Sample. Phases of several
+// exchanges are summed; the connection facts are the first exchange's, the
+// protocol facts the last one's. Error fields are left to the caller, which
+// knows the provider's error classes. Hooks that fire after Finish are
+// ignored safely.
+func (o *Op) Finish() Sample {
+	end := time.Now()
+	o.mu.Lock()
+	exs := o.exchanges
+	o.mu.Unlock()
+	s := Sample{Start: o.start, End: end, Requests: len(exs)}
+	for i, ex := range exs {
+		ex.mu.Lock()
+		ex.addPhases(&s.Phases, end)
+		if i == 0 {
+			s.Reused, s.WasIdle, s.IdleTime = ex.reused, ex.wasIdle, ex.idleTime
+		}
+		if i == len(exs)-1 {
+			s.FirstByte = ex.firstByte
+			s.Status = ex.status
+			s.Proto = ex.proto
+			s.TLSVersion = TLSVersionName(ex.tlsVersion)
+			s.RemoteAddr = ex.remote
+			s.Bytes = ex.bytes
+		} else if ex.err != nil || ex.status == http.StatusTooManyRequests || ex.status >= 500 {
+			s.Retries++
+		}
+		ex.mu.Unlock()
+	}
+	return s
+}
+
+// exchange is one HTTP request/response. Trace hooks may fire concurrently
+// and after the response (for example WroteRequest when the server answers
+// early), so every field is guarded by mu.
+type exchange struct {
+	mu                  sync.Mutex
+	start               time.Time
+	gotConn             time.Time
+	wait100, got100     time.Time
+	wroteRequest        time.Time
+	firstByte, bodyDone time.Time
+	conn                connTiming
+	newConn             bool
+	reused, wasIdle     bool
+	idleTime            time.Duration
+	status              int
+	proto, remote       string
+	tlsVersion          uint16
+	bytes               int64
+	err                 error
+}
+
+func (ex *exchange) clientTrace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn:              ex.onGotConn,
+		Wait100Continue:      func() { ex.mark(&ex.wait100) },
+		Got100Continue:       func() { ex.mark(&ex.got100) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { ex.mark(&ex.wroteRequest) },
+		GotFirstResponseByte: func() { ex.mark(&ex.firstByte) },
+	}
+}
+
+// mark records now into *t once.
+func (ex *exchange) mark(t *time.Time) {
+	now := time.Now()
+	ex.mu.Lock()
+	if t.IsZero() {
+		*t = now
+	}
+	ex.mu.Unlock()
+}
+
+func (ex *exchange) onGotConn(info httptrace.GotConnInfo) {
+	now := time.Now()
+	c := info.Conn
+	var tlsVersion uint16
+	if tc, ok := c.(*tls.Conn); ok {
+		tlsVersion = tc.ConnectionState().Version
+		c = tc.NetConn()
+	}
+	var timing connTiming
+	var fresh bool
+	if trc, ok := c.(*tracedConn); ok && !info.Reused {
+		timing, fresh = trc.take()
+	}
+	remote := ""
+	if c != nil && c.RemoteAddr() != nil {
+		remote = c.RemoteAddr().String()
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if !ex.gotConn.IsZero() {
+		return
+	}
+	ex.gotConn = now
+	ex.reused, ex.wasIdle, ex.idleTime = info.Reused, info.WasIdle, info.IdleTime
+	ex.tlsVersion = tlsVersion
+	ex.remote = remote
+	if fresh {
+		ex.conn, ex.newConn = timing, true
+	}
+}
+
+func (ex *exchange) gotResponse(resp *http.Response) {
+	now := time.Now()
+	ex.mu.Lock()
+	ex.status = resp.StatusCode
+	ex.proto = protoName(resp)
+	// GotFirstResponseByte fires on the first byte of any response,
+	// including an interim "100 Continue": the final response's first
+	// byte is then the time its headers arrived.
+	if ex.firstByte.IsZero() || (!ex.got100.IsZero() && !ex.firstByte.After(ex.got100)) {
+		ex.firstByte = now
+	}
+	ex.mu.Unlock()
+}
+
+func (ex *exchange) bodyRead(n int64, err error) {
+	now := time.Now()
+	ex.mu.Lock()
+	if ex.bodyDone.IsZero() {
+		ex.bodyDone = now
+		ex.bytes = n
+		if err != nil && ex.err == nil {
+			ex.err = err
+		}
+	}
+	ex.mu.Unlock()
+}
+
+func (ex *exchange) finish(err error) {
+	now := time.Now()
+	ex.mu.Lock()
+	ex.err = err
+	if ex.bodyDone.IsZero() {
+		ex.bodyDone = now
+	}
+	ex.mu.Unlock()
+}
+
+// addPhases adds this exchange's phase durations to ps. Caller holds ex.mu.
+// end stands in for marks that never came (a body never read to its end).
+func (ex *exchange) addPhases(ps *[NumPhases]time.Duration, end time.Time) {
+	if ex.newConn {
+		ps[DNS] += span(ex.conn.dnsStart, ex.conn.dnsDone)
+		ps[Connect] += span(ex.conn.connStart, ex.conn.connDone)
+		ps[TLS] += span(ex.conn.tlsStart, ex.conn.tlsDone)
+	}
+	w100 := span(ex.wait100, ex.got100)
+	ps[Wait100] += w100
+	if send := span(ex.gotConn, ex.wroteRequest) - w100; send > 0 {
+		ps[Send] += send
+	}
+	ps[Wait] += span(ex.wroteRequest, ex.firstByte)
+	done := ex.bodyDone
+	if done.IsZero() {
+		done = end
+	}
+	ps[Recv] += span(ex.firstByte, done)
+}
+
+// span is b-a when both are set and b is not before a.
+func span(a, b time.Time) time.Duration {
+	if a.IsZero() || b.IsZero() || b.Before(a) {
+		return 0
+	}
+	return b.Sub(a)
+}
+
+func protoName(resp *http.Response) string {
+	switch resp.ProtoMajor {
+	case 2:
+		return "h2"
+	case 3:
+		return "h3"
+	}
+	return "http/1.1"
+}

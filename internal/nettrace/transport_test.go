@@ -1,0 +1,318 @@
+package nettrace
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// do performs one traced GET or PUT through tr and returns its sample.
+func do(t *testing.T, tr *Transport, method, url string, body []byte) Sample {
+	t.Helper()
+	ctx, op := Begin(context.Background())
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := tr.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return op.Finish()
+}
+
+func newServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func hello(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	_, _ = w.Write([]byte(strings.Repeat("x", 1024)))
+}
+
+func TestStrategiesReuse(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, hello)
+	tests := []struct {
+		strategy   Strategy
+		wantReused []bool
+		wantProto  string
+	}{
+		{Pooled, []bool{false, true, true}, "http/1.1"},
+		{Fresh, []bool{false, false, false}, "http/1.1"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.strategy), func(t *testing.T) {
+			tr := NewTransport(Config{Strategy: tc.strategy})
+			defer tr.CloseIdleConnections()
+			for i, want := range tc.wantReused {
+				s := do(t, tr, "GET", srv.URL, nil)
+				if s.Reused != want {
+					t.Errorf("request %d: reused = %v, want %v", i, s.Reused, want)
+				}
+				if got := s.Phases[Connect] > 0; got == want {
+					t.Errorf("request %d: connect = %v with reused = %v", i, s.Phases[Connect], want)
+				}
+				if s.Phases[TLS] != 0 || s.Phases[DNS] != 0 {
+					t.Errorf("request %d: plain HTTP to an IP literal has tls %v dns %v", i, s.Phases[TLS], s.Phases[DNS])
+				}
+				if s.Proto != tc.wantProto || s.Status != 200 || s.Bytes != 1024 || s.Requests != 1 {
+					t.Errorf("request %d: proto %q status %d bytes %d requests %d", i, s.Proto, s.Status, s.Bytes, s.Requests)
+				}
+				if s.TTFB() <= 0 || s.Total() < s.TTFB() {
+					t.Errorf("request %d: ttfb %v total %v", i, s.TTFB(), s.Total())
+				}
+			}
+			if want := int64(1); tc.strategy == Pooled && tr.ConnsOpened() != want {
+				t.Errorf("pooled opened %d connections, want %d", tr.ConnsOpened(), want)
+			}
+			if tc.strategy == Fresh && tr.ConnsOpened() != 3 {
+				t.Errorf("fresh opened %d connections, want 3", tr.ConnsOpened())
+			}
+		})
+	}
+}
+
+func TestPhasesMeasureDelays(t *testing.T) {
+	t.Parallel()
+	const delay = 30 * time.Millisecond
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay) // server time: lands in wait
+		w.Header().Set("Content-Length", "2048")
+		w.WriteHeader(200)
+		_, _ = w.Write(make([]byte, 1024))
+		w.(http.Flusher).Flush()
+		time.Sleep(delay) // a stalled body: lands in recv
+		_, _ = w.Write(make([]byte, 1024))
+	})
+	tr := NewTransport(Config{HandshakeDelay: func(string) time.Duration { return delay }})
+	defer tr.CloseIdleConnections()
+	s := do(t, tr, "GET", srv.URL, nil)
+	for _, c := range []struct {
+		phase Phase
+		min   time.Duration
+	}{{Connect, delay}, {Wait, delay}, {Recv, delay}} {
+		if got := s.Phases[c.phase]; got < c.min || got > c.min+200*time.Millisecond {
+			t.Errorf("%s = %v, want about %v", c.phase, got, c.min)
+		}
+	}
+	if s.TTFB() < 2*delay || s.Total() < 3*delay {
+		t.Errorf("ttfb %v total %v, want >= %v and %v", s.TTFB(), s.Total(), 2*delay, 3*delay)
+	}
+}
+
+func TestDNSPhase(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, hello)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	tr := NewTransport(Config{Strategy: Fresh})
+	s := do(t, tr, "GET", "http://localhost:"+port+"/", nil)
+	if s.Phases[DNS] <= 0 {
+		t.Errorf("dns = %v for a host name, want > 0", s.Phases[DNS])
+	}
+}
+
+func TestTLSAndHTTP2(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(hello))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	roots := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	tests := []struct {
+		name      string
+		strategy  Strategy
+		maxVer    uint16
+		wantProto string
+		wantTLS   string
+	}{
+		{"pooled tls1.3", Pooled, 0, "http/1.1", "TLS1.3"},
+		{"pooled tls1.2", Pooled, tls.VersionTLS12, "http/1.1", "TLS1.2"},
+		{"h2", H2, 0, "h2", "TLS1.3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTransport(Config{Strategy: tc.strategy, TLS: &tls.Config{RootCAs: roots, MaxVersion: tc.maxVer}})
+			defer tr.CloseIdleConnections()
+			first := do(t, tr, "GET", srv.URL, nil)
+			second := do(t, tr, "GET", srv.URL, nil)
+			if first.Phases[TLS] <= 0 || first.Reused {
+				t.Errorf("first: tls %v reused %v, want a handshake on a new connection", first.Phases[TLS], first.Reused)
+			}
+			if second.Phases[TLS] != 0 || !second.Reused {
+				t.Errorf("second: tls %v reused %v, want a reused connection", second.Phases[TLS], second.Reused)
+			}
+			if first.Proto != tc.wantProto || first.TLSVersion != tc.wantTLS {
+				t.Errorf("proto %q tls %q, want %q %q", first.Proto, first.TLSVersion, tc.wantProto, tc.wantTLS)
+			}
+			if tr.TLSHandshakes() != 1 {
+				t.Errorf("%d TLS handshakes, want 1", tr.TLSHandshakes())
+			}
+		})
+	}
+}
+
+func TestH2C(t *testing.T) {
+	t.Parallel()
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetUnencryptedHTTP2(true)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(hello))
+	srv.Config.Protocols = &protos
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr := NewTransport(Config{Strategy: H2})
+	defer tr.CloseIdleConnections()
+	if s := do(t, tr, "GET", srv.URL, nil); s.Proto != "h2" {
+		t.Errorf("proto %q, want h2 (h2c)", s.Proto)
+	}
+}
+
+func TestExpectContinue(t *testing.T) {
+	t.Parallel()
+	const delay = 25 * time.Millisecond
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay) // the server decides before it asks for the body
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(200)
+	})
+	body := make([]byte, 64<<10)
+	for _, expect := range []bool{false, true} {
+		tr := NewTransport(Config{ExpectContinue: expect})
+		s := do(t, tr, "PUT", srv.URL, body)
+		tr.CloseIdleConnections()
+		if expect && (s.Phases[Wait100] < delay || s.Phases[Wait] <= 0) {
+			t.Errorf("expect: wait100 = %v wait = %v, want wait100 >= %v", s.Phases[Wait100], s.Phases[Wait], delay)
+		}
+		if !expect && s.Phases[Wait100] != 0 {
+			t.Errorf("no expect: wait100 = %v, want 0", s.Phases[Wait100])
+		}
+	}
+}
+
+func TestRetriesCounted(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	calls := 0
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(503)
+			return
+		}
+		hello(w, r)
+	})
+	tr := NewTransport(Config{})
+	ctx, op := Begin(context.Background())
+	for range 2 { // what an SDK retrier does
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+		resp, err := tr.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	s := op.Finish()
+	if s.Requests != 2 || s.Retries != 1 || s.Status != 200 {
+		t.Errorf("requests %d retries %d status %d, want 2 1 200", s.Requests, s.Retries, s.Status)
+	}
+}
+
+// TestConcurrentAndLateHooks runs many requests at once, including ones the
+// server answers before reading their body (so WroteRequest may fire after
+// the response) and ones abandoned mid-body; run with -race.
+func TestConcurrentAndLateHooks(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "PUT" {
+			w.WriteHeader(413) // early answer, body unread
+			return
+		}
+		hello(w, r)
+	})
+	tr := NewTransport(Config{})
+	defer tr.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, op := Begin(context.Background())
+			method, body := "GET", io.Reader(nil)
+			if i%2 == 0 {
+				method, body = "PUT", bytes.NewReader(make([]byte, 1<<20))
+			}
+			req, _ := http.NewRequestWithContext(ctx, method, srv.URL, body)
+			resp, err := tr.Client().Do(req)
+			if err == nil {
+				if i%4 == 1 {
+					buf := make([]byte, 10)
+					_, _ = resp.Body.Read(buf) // abandoned mid-body
+				} else {
+					_, _ = io.Copy(io.Discard, resp.Body)
+				}
+				resp.Body.Close()
+			}
+			s := op.Finish()
+			if s.Requests != 1 {
+				t.Errorf("requests = %d, want 1", s.Requests)
+			}
+			for p, d := range s.Phases {
+				if d < 0 {
+					t.Errorf("phase %s negative: %v", Phase(p), d)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestUntracedRequestsPassThrough(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, hello)
+	tr := NewTransport(Config{})
+	resp, err := tr.Client().Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(b) != 1024 {
+		t.Errorf("got %d bytes", len(b))
+	}
+}
+
+func TestParseStrategy(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"pooled", "fresh", "h2"} {
+		if _, err := ParseStrategy(s); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	if _, err := ParseStrategy("http3"); err == nil {
+		t.Error("http3 accepted")
+	}
+}

@@ -1,0 +1,110 @@
+// Package report renders results: the objbench/v1 JSON document (the
+// contract other tools read; add fields, never rename), terminal tables and
+// CSV. Every renderer works from a Document, so a stored run renders the same
+// as a live one.
+package report
+
+// Schema is the JSON contract's version tag.
+const Schema = "objbench/v1"
+
+// Document is the objbench/v1 result document.
+type Document struct {
+	Schema    string            `json:"schema"`
+	RunID     string            `json:"run_id"`
+	Target    TargetInfo        `json:"target"`
+	Lab       *LabInfo          `json:"lab,omitempty"`
+	StartedAt string            `json:"started_at"` // RFC 3339
+	DurationS float64           `json:"duration_s"`
+	Client    ClientInfo        `json:"client"`
+	Options   map[string]string `json:"options,omitempty"`
+	// Interrupted is true when the run was stopped before its end.
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Results     []Result `json:"results"`
+}
+
+// TargetInfo says what was measured. Never a credential.
+type TargetInfo struct {
+	URL      string `json:"url"`
+	Provider string `json:"provider"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Region   string `json:"region,omitempty"`
+}
+
+// LabInfo describes the embedded lab when it served the run.
+type LabInfo struct {
+	API       string  `json:"api"`
+	Profile   string  `json:"profile"`
+	RTTms     float64 `json:"rtt_ms"`
+	JitterMs  float64 `json:"jitter_ms,omitempty"`
+	Bandwidth string  `json:"bandwidth,omitempty"`
+	TLS       bool    `json:"tls"`
+}
+
+// ClientInfo describes where objbench ran.
+type ClientInfo struct {
+	Version string `json:"objbench_version"`
+	Go      string `json:"go"`
+	OS      string `json:"os"`
+	Host    string `json:"host"`
+	CPUs    int    `json:"cpus,omitempty"`
+}
+
+// Dist is a latency distribution in milliseconds.
+type Dist struct {
+	Min    float64 `json:"min"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p999"`
+	Max    float64 `json:"max"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+}
+
+// PhaseDist is one phase's distribution in milliseconds.
+type PhaseDist struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Mean float64 `json:"mean"`
+}
+
+// Throughput is per-request MB/s at latency percentiles.
+type Throughput struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+}
+
+// Group summarises the first request of each worker, or the later ones.
+type Group struct {
+	Count          int64                `json:"count"`
+	TTFBms         Dist                 `json:"ttfb_ms"`
+	TotalMs        Dist                 `json:"total_ms"`
+	PhasesMs       map[string]PhaseDist `json:"phases_ms"`
+	ReusedFraction float64              `json:"reused_fraction"`
+}
+
+// Result is one step: one workload, op, size, concurrency and strategy.
+type Result struct {
+	Workload       string               `json:"workload"`
+	Op             string               `json:"op"`
+	SizeBytes      int64                `json:"size_bytes"`
+	Concurrency    int                  `json:"concurrency"`
+	Strategy       string               `json:"strategy"`
+	Count          int64                `json:"count"`
+	Errors         int64                `json:"errors"`
+	ErrorsByClass  map[string]int64     `json:"errors_by_class,omitempty"`
+	Retries        int64                `json:"retries"`
+	RequestsPerOp  float64              `json:"requests_per_op"`
+	WallS          float64              `json:"wall_s"`
+	TTFBms         Dist                 `json:"ttfb_ms"`
+	TotalMs        Dist                 `json:"total_ms"`
+	MBps           Throughput           `json:"mb_per_s"`
+	AggregateMBps  float64              `json:"aggregate_mb_per_s"`
+	PhasesMs       map[string]PhaseDist `json:"phases_ms"`
+	ReusedFraction float64              `json:"reused_fraction"`
+	FirstRequest   Group                `json:"first_request"`
+	LaterRequests  Group                `json:"later_requests"`
+}
