@@ -44,7 +44,7 @@ func run(conc, n, rounds int) error {
 	}
 	defer l.Close()
 	open := func(hc *http.Client) (storage.Backend, error) {
-		return providers.Open(ctx, l.Target(), storage.Options{Endpoint: l.Endpoint(), Region: "us-east-1",
+		return providers.Open(ctx, l.Target("s3"), storage.Options{Endpoint: l.Endpoint("s3"), Region: "us-east-1",
 			Credentials: l.Credentials(), HTTPClient: hc, MaxAttempts: 1})
 	}
 	setup, err := open(&http.Client{})
@@ -56,7 +56,7 @@ func run(conc, n, rounds int) error {
 		return err
 	}
 	defer setup.Delete(ctx, key)
-	url := l.Endpoint() + "/" + lab.Bucket + "/" + key
+	url := l.Endpoint("s3") + "/" + lab.Bucket + "/" + key
 
 	plain := func() (float64, error) {
 		tr := &http.Transport{MaxIdleConnsPerHost: conc}

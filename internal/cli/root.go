@@ -40,11 +40,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil && isCobraUsage(err) {
 		err = usageError{err}
 	}
-	return report(err, stderr)
+	return exitCode(err, stderr)
 }
 
-// report prints err once and maps it to an exit code.
-func report(err error, stderr io.Writer) int {
+// exitCode prints err once and maps it to an exit code.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
+	"github.com/objbench/objbench/internal/storage/s3"
 )
 
 // runFlags are the raw flag values of `objbench run`.
@@ -244,6 +246,15 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 		}
 		if target.Scheme != "s3" && target.Scheme != "mem" {
 			return usagef("unknown scheme %q in %q: supported is s3://bucket[/prefix]", target.Scheme, rawTarget)
+		}
+		if target.Scheme == "s3" {
+			roots, err := s3.RootCAs()
+			if err != nil {
+				return err
+			}
+			if roots != nil {
+				transportCfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+			}
 		}
 	}
 

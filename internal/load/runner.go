@@ -53,6 +53,15 @@ type Step struct {
 	Do  DoFunc
 }
 
+// Moved is the payload bytes one operation moves: the size for GET and PUT,
+// nothing for HEAD and DELETE.
+func (s *Step) Moved() int64 {
+	if s.Op == "get" || s.Op == "put" {
+		return s.Size
+	}
+	return 0
+}
+
 // Name is a short label such as "get 1KiB c=1".
 func (s *Step) Name() string {
 	return s.Op + " " + FormatSize(s.Size) + " c=" + itoa(s.Concurrency)
@@ -138,7 +147,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	res := &StepResult{
 		Step:        st,
-		Summary:     merged.Summarize(st.Size, wall),
+		Summary:     merged.Summarize(st.Moved(), wall),
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,
 	}
@@ -173,7 +182,7 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, c *Client, rec *stat
 			// the service: dropped, neither latency nor error.
 			return
 		}
-		s.Op, s.Key, s.Size, s.Worker, s.Seq = st.Op, key, st.Size, w, seq
+		s.Op, s.Key, s.Size, s.Worker, s.Seq = st.Op, key, st.Moved(), w, seq
 		if err != nil {
 			s.Err = err.Error()
 			s.ErrClass = string(storage.Classify(err))

@@ -1,0 +1,244 @@
+// Package s3 is the storage.Backend for Amazon S3 and S3-compatible servers,
+// built on aws-sdk-go-v2 with the caller's instrumented *http.Client.
+package s3
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"github.com/objbench/objbench/internal/storage"
+)
+
+// Backend is one S3 bucket.
+type Backend struct {
+	client *s3.Client
+	bucket string
+}
+
+var _ storage.Backend = (*Backend)(nil)
+
+// New returns a client of t.Bucket. Credentials come from o.Credentials when
+// set (the lab, tests), else from the AWS default chain; the checksum
+// settings are "when required" so that S3-compatible servers work, and the
+// SDK never adds Expect: 100-continue (the transport decides).
+func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, error) {
+	if o.HTTPClient == nil {
+		return nil, errors.New("s3: no HTTP client")
+	}
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("bad endpoint %q: use http://host:port or https://host", o.Endpoint)
+		}
+	}
+	// The configuration is loaded with the SDK's own HTTP client, which
+	// credential providers (IMDS, SSO, STS) keep and which honours
+	// AWS_CA_BUNDLE; only S3 requests go through the instrumented client.
+	var opts []func(*config.LoadOptions) error
+	if o.Region != "" {
+		opts = append(opts, config.WithRegion(o.Region))
+	}
+	if o.Profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(o.Profile))
+	}
+	if c := o.Credentials; c != nil {
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(c.AccessKeyID, c.SecretAccessKey, "")))
+	}
+	if o.MaxAttempts > 0 {
+		opts = append(opts, config.WithRetryMaxAttempts(o.MaxAttempts))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		var pe config.SharedConfigProfileNotExistError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("AWS profile %q not found in the shared config or credentials files", o.Profile)
+		}
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	cfg.HTTPClient = o.HTTPClient
+	client := s3.NewFromConfig(cfg, func(so *s3.Options) {
+		if o.Endpoint != "" {
+			so.BaseEndpoint = aws.String(o.Endpoint)
+			so.UsePathStyle = true
+		}
+		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		so.ContinueHeaderThresholdBytes = -1
+	})
+	return &Backend{client: client, bucket: t.Bucket}, nil
+}
+
+// Put implements storage.Backend with one PutObject request.
+func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
+	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &b.bucket, Key: &key, Body: body, ContentLength: &size})
+	return mapErr("put", key, err)
+}
+
+// Get implements storage.Backend, reading the body to its end.
+func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, error) {
+	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
+	if err != nil {
+		return 0, mapErr("get", key, err)
+	}
+	defer out.Body.Close()
+	n, err := io.Copy(w, out.Body)
+	if err != nil {
+		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
+	}
+	return n, nil
+}
+
+// Head implements storage.Backend.
+func (b *Backend) Head(ctx context.Context, key string) (storage.ObjectInfo, error) {
+	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.bucket, Key: &key})
+	if err != nil {
+		return storage.ObjectInfo{}, mapErr("head", key, err)
+	}
+	info := storage.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag)}
+	if out.LastModified != nil {
+		info.Modified = *out.LastModified
+	}
+	return info, nil
+}
+
+// List implements storage.Backend with ListObjectsV2 pages.
+func (b *Backend) List(ctx context.Context, prefix string, fn func(storage.ObjectInfo) error) error {
+	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &prefix})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return mapErr("list", prefix, err)
+		}
+		for _, o := range page.Contents {
+			info := storage.ObjectInfo{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), ETag: aws.ToString(o.ETag)}
+			if o.LastModified != nil {
+				info.Modified = *o.LastModified
+			}
+			if err := fn(info); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Delete implements storage.Backend; a missing key is not an error.
+func (b *Backend) Delete(ctx context.Context, key string) error {
+	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.bucket, Key: &key})
+	if err = mapErr("delete", key, err); err != nil && storage.Classify(err) == storage.ClassNotFound && !isBucketMissing(err) {
+		return nil
+	}
+	return err
+}
+
+// BucketExists implements storage.Backend with HeadBucket.
+func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
+	_, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &b.bucket})
+	if err == nil {
+		return true, nil
+	}
+	err = mapErr("head bucket", "", err)
+	var se *storage.Error
+	if errors.As(err, &se) {
+		switch {
+		case se.Status == 404:
+			return false, nil
+		case se.Status == 301:
+			return false, fmt.Errorf("bucket %q is in another region: pass its --region: %w", b.bucket, err)
+		}
+	}
+	return false, err
+}
+
+// CreateBucket implements storage.Backend.
+func (b *Backend) CreateBucket(ctx context.Context) error {
+	_, err := b.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &b.bucket})
+	return mapErr("create bucket", "", err)
+}
+
+// Close implements storage.Backend.
+func (b *Backend) Close() error { return nil }
+
+func isBucketMissing(err error) bool {
+	var se *storage.Error
+	return errors.As(err, &se) && se.Code == "NoSuchBucket"
+}
+
+// mapErr maps an SDK error to a classified *storage.Error; network errors
+// stay in the chain so that storage.Classify finds them.
+func mapErr(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	e := &storage.Error{Op: op, Key: key, Err: err}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		e.Status = re.HTTPStatusCode()
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		e.Code = ae.ErrorCode()
+	}
+	switch e.Code {
+	case "NoSuchKey", "NoSuchBucket", "NotFound":
+		e.Class = storage.ClassNotFound
+	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "Forbidden", "ExpiredToken", "InvalidToken":
+		e.Class = storage.ClassAccessDenied
+	case "SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded":
+		e.Class = storage.ClassThrottled
+	}
+	if e.Class == storage.ClassNone && e.Status != 0 {
+		e.Class = storage.ClassifyStatus(e.Status, e.Code)
+	}
+	if e.Status == 0 && isCredentialsError(err) {
+		e.Class = storage.ClassAccessDenied
+		e.Err = fmt.Errorf("no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or --profile (%w)", err)
+	}
+	return e
+}
+
+func isCredentialsError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "failed to retrieve credentials") || strings.Contains(msg, "failed to refresh cached credentials") ||
+		strings.Contains(msg, "no EC2 IMDS role found") || strings.Contains(msg, "static credentials are empty")
+}
+
+// RootCAs returns the system roots plus the AWS_CA_BUNDLE certificates, for
+// the instrumented transport, or nil when AWS_CA_BUNDLE is not set.
+func RootCAs() (*x509.CertPool, error) {
+	path := os.Getenv("AWS_CA_BUNDLE")
+	if path == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("AWS_CA_BUNDLE: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("AWS_CA_BUNDLE %s: no PEM certificate in it", path)
+	}
+	return pool, nil
+}
