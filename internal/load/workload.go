@@ -384,7 +384,12 @@ func (s *Session) deleteAll(ctx context.Context, keys []string) {
 func (s *Session) Cleanup(timeout time.Duration) (deleted int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	keys := s.Written.Keys()
+	var keys []string
+	for _, k := range s.Written.Keys() {
+		if !s.Keep[k] { // there before the run: never ours to delete
+			keys = append(keys, k)
+		}
+	}
 	var mu sync.Mutex
 	var errs []error
 	_ = parallel(ctx, keys, func(ctx context.Context, key string) error {
