@@ -119,7 +119,7 @@ func TestSessionWritesOnlyUnderPrefixAndCleansUp(t *testing.T) {
 		}
 	}
 	o := Defaults()
-	o.Sizes, o.SizeCount, o.Levels, o.LevelSize, o.Gets, o.OpCount, o.OpSizes = []int64{1 << 10}, 2, []int{2}, 1 << 10, 20, 2, []int64{0, 10}
+	o.Sizes, o.SizeCount, o.Levels, o.LevelSize, o.Gets, o.OpCount, o.OpSizes = []int64{1 << 10}, 2, []int{2}, 1<<10, 20, 2, []int64{0, 10}
 	s := &Session{Runner: &Runner{NewClient: memClients(bucket)}, Setup: setup, Prefix: "run/", Opts: o,
 		Keep: map[string]bool{"run/pool/0": true}}
 	var steps []string
