@@ -50,6 +50,7 @@ func (o *Op) Finish() Sample {
 	for i, ex := range exs {
 		ex.mu.Lock()
 		ex.addPhases(&s.Phases, end)
+		s.Reconnects += ex.reconnects
 		if i == 0 {
 			s.Reused, s.WasIdle, s.IdleTime = ex.reused, ex.wasIdle, ex.idleTime
 		}
@@ -87,6 +88,7 @@ type exchange struct {
 	tlsVersion          uint16
 	bytes               int64
 	err                 error
+	reconnects          int
 }
 
 func (ex *exchange) clientTrace() *httptrace.ClientTrace {
@@ -129,7 +131,9 @@ func (ex *exchange) onGotConn(info httptrace.GotConnInfo) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	if !ex.gotConn.IsZero() {
-		return
+		// The transport found the first connection dead (closed by the
+		// server while idle) and retried on another: a reconnection.
+		ex.reconnects++
 	}
 	ex.gotConn = now
 	ex.reused, ex.wasIdle, ex.idleTime = info.Reused, info.WasIdle, info.IdleTime

@@ -64,6 +64,9 @@ type Sample struct {
 	Err      string `json:"error,omitempty"`
 	Requests int    `json:"requests"` // HTTP exchanges made
 	Retries  int    `json:"retries"`  // exchanges that failed and were tried again
+	// Reconnects counts connections found dead when reused (dropped by the
+	// server while idle) that the transport replaced without an error.
+	Reconnects int `json:"reconnects"`
 
 	// Connection facts of the first exchange.
 	Reused   bool          `json:"reused"`

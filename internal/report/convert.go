@@ -12,7 +12,7 @@ import (
 func FromSummary(workload, op string, size int64, concurrency int, strategy string, wall time.Duration, s stats.Summary) Result {
 	r := Result{
 		Workload: workload, Op: op, SizeBytes: size, Concurrency: concurrency, Strategy: strategy,
-		Count: s.Count, Errors: s.Errors, Retries: s.Retries,
+		Count: s.Count, Errors: s.Errors, Retries: s.Retries, Reconnects: s.Reconnects,
 		WallS:          wall.Seconds(),
 		TTFBms:         dist(s.TTFB),
 		TotalMs:        dist(s.Total),

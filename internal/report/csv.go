@@ -9,7 +9,7 @@ import (
 // WriteCSV writes one row per result with flat columns, header first.
 func WriteCSV(w io.Writer, d *Document) error {
 	cw := csv.NewWriter(w)
-	head := []string{"run_id", "workload", "op", "size_bytes", "concurrency", "strategy", "count", "errors", "retries", "requests_per_op", "wall_s"}
+	head := []string{"run_id", "workload", "op", "size_bytes", "concurrency", "strategy", "count", "errors", "retries", "reconnects", "requests_per_op", "wall_s"}
 	for _, m := range []string{"ttfb_ms", "total_ms"} {
 		for _, p := range []string{"min", "p50", "p90", "p99", "p999", "max", "mean", "stddev"} {
 			head = append(head, m+"_"+p)
@@ -27,7 +27,7 @@ func WriteCSV(w io.Writer, d *Document) error {
 	f := func(v float64) string { return strconv.FormatFloat(sanitize(v), 'f', -1, 64) }
 	for _, r := range d.Results {
 		row := []string{d.RunID, r.Workload, r.Op, strconv.FormatInt(r.SizeBytes, 10), strconv.Itoa(r.Concurrency), r.Strategy,
-			strconv.FormatInt(r.Count, 10), strconv.FormatInt(r.Errors, 10), strconv.FormatInt(r.Retries, 10), f(r.RequestsPerOp), f(r.WallS)}
+			strconv.FormatInt(r.Count, 10), strconv.FormatInt(r.Errors, 10), strconv.FormatInt(r.Retries, 10), strconv.FormatInt(r.Reconnects, 10), f(r.RequestsPerOp), f(r.WallS)}
 		for _, dd := range []Dist{r.TTFBms, r.TotalMs} {
 			row = append(row, f(dd.Min), f(dd.P50), f(dd.P90), f(dd.P99), f(dd.P999), f(dd.Max), f(dd.Mean), f(dd.Stddev))
 		}

@@ -88,15 +88,18 @@ type Group struct {
 
 // Result is one step: one workload, op, size, concurrency and strategy.
 type Result struct {
-	Workload       string               `json:"workload"`
-	Op             string               `json:"op"`
-	SizeBytes      int64                `json:"size_bytes"`
-	Concurrency    int                  `json:"concurrency"`
-	Strategy       string               `json:"strategy"`
-	Count          int64                `json:"count"`
-	Errors         int64                `json:"errors"`
-	ErrorsByClass  map[string]int64     `json:"errors_by_class,omitempty"`
-	Retries        int64                `json:"retries"`
+	Workload      string           `json:"workload"`
+	Op            string           `json:"op"`
+	SizeBytes     int64            `json:"size_bytes"`
+	Concurrency   int              `json:"concurrency"`
+	Strategy      string           `json:"strategy"`
+	Count         int64            `json:"count"`
+	Errors        int64            `json:"errors"`
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	Retries       int64            `json:"retries"`
+	// Reconnects counts later requests that opened a new connection, such
+	// as after the server dropped an idle one; they are not errors.
+	Reconnects     int64                `json:"reconnects"`
 	RequestsPerOp  float64              `json:"requests_per_op"`
 	WallS          float64              `json:"wall_s"`
 	TTFBms         Dist                 `json:"ttfb_ms"`

@@ -180,6 +180,7 @@ func workloadTables(w io.Writer, wl string, steps []Result) {
 		countRow("errors", func(r Result) string { return errorsCell(r) }),
 		countRow("http/op", func(r Result) string { return num(r.RequestsPerOp) }),
 		countRow("retries", func(r Result) string { return strconv.FormatInt(r.Retries, 10) }),
+		countRow("reconnects", func(r Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
 	)
 	table(w, heads, rows)
 }

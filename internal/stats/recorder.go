@@ -79,6 +79,7 @@ type Recorder struct {
 	retries       int64
 	requests      int64
 	bytes         int64
+	reconnects    int64
 }
 
 // NewRecorder returns an empty Recorder.
@@ -104,6 +105,10 @@ func (r *Recorder) Add(s *nettrace.Sample) {
 	}
 	r.requests += int64(s.Requests)
 	r.bytes += max(s.Size, s.Bytes)
+	r.reconnects += int64(s.Reconnects)
+	if s.Seq > 0 && !s.Reused {
+		r.reconnects++ // a later request that had to open a connection
+	}
 	if s.Seq == 0 {
 		r.first.add(s)
 	} else {
@@ -122,6 +127,7 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.retries += o.retries
 	r.requests += o.requests
 	r.bytes += o.bytes
+	r.reconnects += o.reconnects
 }
 
 // ByteSize estimates the Recorder's memory.
@@ -149,6 +155,7 @@ func (r *Recorder) Summarize(size int64, wall time.Duration) Summary {
 		Retries:        r.retries,
 		Requests:       r.requests,
 		Bytes:          r.bytes,
+		Reconnects:     r.reconnects,
 		TTFB:           dist(all.ttfb),
 		Total:          dist(all.total),
 		ReusedFraction: frac(all.reused, all.count),

@@ -38,12 +38,15 @@ type Group struct {
 
 // Summary is the merged result of one step.
 type Summary struct {
-	Count          int64                    `json:"count"`  // successful operations
-	Errors         int64                    `json:"errors"` // failed operations
-	ErrorsByClass  map[string]int64         `json:"errors_by_class"`
-	Retries        int64                    `json:"retries"`
-	Requests       int64                    `json:"requests"` // HTTP exchanges of successful operations
-	Bytes          int64                    `json:"bytes"`    // bytes moved by successful operations
+	Count         int64            `json:"count"`  // successful operations
+	Errors        int64            `json:"errors"` // failed operations
+	ErrorsByClass map[string]int64 `json:"errors_by_class"`
+	Retries       int64            `json:"retries"`
+	Requests      int64            `json:"requests"` // HTTP exchanges of successful operations
+	Bytes         int64            `json:"bytes"`    // bytes moved by successful operations
+	// Reconnects counts later requests that opened a new connection (or
+	// replaced one the server had dropped): not errors, but not reuse.
+	Reconnects     int64                    `json:"reconnects"`
 	TTFB           Dist                     `json:"ttfb"`
 	Total          Dist                     `json:"total"`
 	Phases         [nettrace.NumPhases]Dist `json:"phases"`
