@@ -258,21 +258,25 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 		}
 	}
 
-	newClient := func(ctx context.Context) (*load.Client, error) {
+	clientWith := func(ctx context.Context, attempts int) (*load.Client, error) {
 		tr := nettrace.NewTransport(transportCfg)
 		o := sopts
-		o.HTTPClient = tr.Client()
+		o.HTTPClient, o.MaxAttempts = tr.Client(), attempts
 		b, err := providers.Open(ctx, target, o)
 		if err != nil {
 			return nil, err
 		}
 		return &load.Client{Backend: b, Transport: tr}, nil
 	}
-	setup, err := newClient(ctx)
+	newClient := func(ctx context.Context) (*load.Client, error) { return clientWith(ctx, f.maxAttempts) }
+	// The setup client (bucket check, pool, cleanup) is not measured: it
+	// retries what the network or a faulty lab throws at it.
+	setup, err := clientWith(ctx, 1)
 	if err != nil {
 		return err
 	}
 	defer setup.Close()
+	setup.Backend = storage.WithRetries(setup.Backend, setupAttempts, setupWaits, f.timeout)
 	if err := checkBucket(ctx, setup.Backend, target, endpoint, f); err != nil {
 		return err
 	}
@@ -339,10 +343,16 @@ func isLabTarget(t string) bool { return t == "" || t == "lab" || strings.HasPre
 // labProfile is PROFILE in lab[:PROFILE].
 func labProfile(t string) string { return strings.TrimPrefix(strings.TrimPrefix(t, "lab"), ":") }
 
+// setupAttempts bounds the unmeasured client's tries per operation, of
+// which at most setupWaits may time out.
+const (
+	setupAttempts = 10
+	setupWaits    = 3
+)
+
 // checkBucket turns the first contact with the service into one clear line.
 func checkBucket(ctx context.Context, b storage.Backend, t storage.Target, endpoint string, f *runFlags) error {
-	cctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
+	cctx := ctx
 	where := endpoint
 	if where == "" {
 		where = "the " + t.Scheme + " service"
@@ -369,7 +379,7 @@ func describe(err error, t storage.Target, where string, timeout time.Duration) 
 	case storage.ClassCanceled:
 		return err
 	case storage.ClassTimeout:
-		return fmt.Errorf("%s did not answer within %s (--timeout): %w", where, timeout, err)
+		return fmt.Errorf("%s did not answer within %d tries of %s (--timeout): %w", where, setupWaits, timeout, err)
 	case storage.ClassReset:
 		return fmt.Errorf("cannot connect to %s: %w", where, err)
 	case storage.ClassAccessDenied:
@@ -382,8 +392,7 @@ func describe(err error, t storage.Target, where string, timeout time.Duration) 
 // keys already there so that cleanup never deletes them.
 func checkPrefix(ctx context.Context, b storage.Backend, t storage.Target, prefix string, force bool, timeout time.Duration) (map[string]bool, error) {
 	const maxKeep = 1_000_000
-	cctx, cancel := context.WithTimeout(ctx, 4*timeout)
-	defer cancel()
+	cctx := ctx
 	keep := map[string]bool{}
 	errFull := errors.New("listing stopped")
 	err := b.List(cctx, prefix, func(oi storage.ObjectInfo) error {

@@ -115,6 +115,10 @@ func Classify(err error) ErrorClass {
 	if se != nil && se.Class != ClassNone {
 		return se.Class
 	}
+	if se != nil && se.Status != 0 {
+		// A provider that set a status but no class.
+		return ClassifyStatus(se.Status, se.Code)
+	}
 	return ClassOther
 }
 

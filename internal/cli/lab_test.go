@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLabServesAnyClient runs `objbench lab` in the foreground, uses the
+// printed S3 endpoint with a plain HTTP client, and stops it with a cancel.
+func TestLabServesAnyClient(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, []string{"lab", "--rtt", "10ms"}, &out, &errb) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "Press Ctrl-C") {
+		if time.Now().After(deadline) {
+			t.Fatalf("lab did not start: %s %s", out.String(), errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := regexp.MustCompile(`(?m)^s3\s+(http://127\.0\.0\.1:\d+)\s+objbench`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no s3 endpoint in:\n%s", out.String())
+	}
+	for _, want := range []string{"gcs", "aws --endpoint-url", "curl", "round trip 10ms", "access key objbench-lab"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lab output lacks %q", want)
+		}
+	}
+	url := m[1] + "/objbench/hello.txt"
+	req, _ := http.NewRequest("PUT", url, strings.NewReader("hello"))
+	start := time.Now()
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("PUT through the lab: %v %v", resp, err)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "hello" {
+		t.Errorf("GET returned %q", body)
+	}
+	if el := time.Since(start); el < 20*time.Millisecond {
+		t.Errorf("two exchanges over a 10ms link took %v", el)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lab did not stop on cancel")
+	}
+}
+
+func TestLabCheckJSON(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "lab", "check", "--rtt", "40ms", "--samples", "3", "--json")
+	var doc struct {
+		Pass     bool `json:"pass"`
+		LabCheck []struct {
+			TLS  string `json:"tls"`
+			Rows []struct {
+				Case     string  `json:"case"`
+				Phase    string  `json:"phase"`
+				RTTs     float64 `json:"rtts"`
+				Measured int64   `json:"measured"`
+				Pass     bool    `json:"pass"`
+			} `json:"rows"`
+		} `json:"lab_check"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("exit %d, not JSON: %v\n%s%s", code, err, out, errOut)
+	}
+	if (code == 0) != doc.Pass {
+		t.Errorf("exit %d with pass %v", code, doc.Pass)
+	}
+	if len(doc.LabCheck) != 2 || doc.LabCheck[0].TLS != "plain HTTP" || !strings.HasPrefix(doc.LabCheck[1].TLS, "TLS") {
+		t.Fatalf("modes: %+v", doc.LabCheck)
+	}
+	for _, mode := range doc.LabCheck {
+		for _, r := range mode.Rows {
+			if r.Phase == "connect" && r.RTTs == 1 && time.Duration(r.Measured) < 30*time.Millisecond {
+				t.Errorf("%s %s: connect %v over a 40ms link", mode.TLS, r.Case, time.Duration(r.Measured))
+			}
+			if r.Phase == "tls" && mode.TLS == "plain HTTP" && r.Measured != 0 {
+				t.Errorf("plain HTTP has a TLS phase of %v", time.Duration(r.Measured))
+			}
+		}
+	}
+}
+
+func TestLabCheckText(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "lab", "check", "--rtt", "20ms", "--samples", "3", "--tls")
+	sc := bufio.NewScanner(strings.NewReader(out))
+	rows := 0
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), " pass") || strings.Contains(sc.Text(), " FAIL") {
+			rows++
+		}
+	}
+	if rows < 7 || (code != 0) != strings.Contains(out, "FAIL") {
+		t.Errorf("exit %d, %d rows:\n%s%s", code, rows, out, errOut)
+	}
+}
+
+func TestRunCountsLabFaults(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "run", "lab", "--json", "--conn", "fresh",
+		"--fault", "reset=10%,slowdown=15%,timeout=5%", "--timeout", "300ms",
+		"--workload", "latency", "--gets", "200", "--op-sizes", "0", "--op-count", "1", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d struct {
+		Results []struct {
+			Op      string           `json:"op"`
+			Count   int64            `json:"count"`
+			Errors  int64            `json:"errors"`
+			ByClass map[string]int64 `json:"errors_by_class"`
+			TTFB    struct{ Max float64 }
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	get := d.Results[0]
+	var sum int64
+	for _, v := range get.ByClass {
+		sum += v
+	}
+	if get.ByClass["reset"] == 0 || get.ByClass["throttled"] == 0 || get.ByClass["timeout"] == 0 || sum == 0 {
+		t.Errorf("error classes %v", get.ByClass)
+	}
+	if get.TTFB.Max >= 300 {
+		t.Errorf("a failed request's time leaked into the latency: max ttfb %v ms", get.TTFB.Max)
+	}
+}
