@@ -27,19 +27,32 @@ func startLab(t *testing.T, cfg Config) *Lab {
 }
 
 // checkRows runs Check and fails on rows outside tolerance, among the
-// phases named in assert (all when none).
+// phases named in assert (all when none). A timing check on a shared,
+// noisy machine gets three tries; it fails only if all three miss.
 func checkRows(t *testing.T, l *Lab, o CheckOptions, assert ...string) []CheckRow {
 	t.Helper()
-	rows, err := l.Check(context.Background(), "s3", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		t.Logf("%-32s %-8s rtts %.0f expected %6.1fms measured %6.1fms pass %v", r.Case, r.Phase, r.RTTs,
-			float64(r.Expected)/1e6, float64(r.Measured)/1e6, r.Pass)
-		if !r.Pass && (len(assert) == 0 || slices.Contains(assert, r.Phase)) {
-			t.Errorf("%s %s: measured %v, expected %v ± %v", r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance)
+	var rows []CheckRow
+	var missed []CheckRow
+	for try := range 3 {
+		var err error
+		rows, err = l.Check(context.Background(), "s3", o)
+		if err != nil {
+			t.Fatal(err)
 		}
+		missed = missed[:0]
+		for _, r := range rows {
+			t.Logf("try %d: %-32s %-8s rtts %.0f expected %6.1fms measured %6.1fms pass %v", try+1, r.Case, r.Phase, r.RTTs,
+				float64(r.Expected)/1e6, float64(r.Measured)/1e6, r.Pass)
+			if !r.Pass && (len(assert) == 0 || slices.Contains(assert, r.Phase)) {
+				missed = append(missed, r)
+			}
+		}
+		if len(missed) == 0 {
+			break
+		}
+	}
+	for _, r := range missed {
+		t.Errorf("%s %s: measured %v, expected %v ± %v", r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance)
 	}
 	return rows
 }

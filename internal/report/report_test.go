@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -71,6 +73,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestWriteTextGolden(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	d := fixture()
 	if err := WriteText(&buf, d); err != nil {
@@ -86,6 +89,7 @@ func TestWriteTextGolden(t *testing.T) {
 }
 
 func TestWriteCSVGolden(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteCSV(&buf, fixture()); err != nil {
 		t.Fatal(err)
@@ -95,8 +99,16 @@ func TestWriteCSVGolden(t *testing.T) {
 
 // TestJSONContract checks every key DESIGN.md's objbench/v1 contract names.
 func TestJSONContract(t *testing.T) {
+	t.Parallel()
 	d := fixture()
-	d.Results[0].TTFBms.P50 = math.NaN() // must not break the encoder
+	// None of these may break the encoder or reach the output.
+	d.Results[0].TTFBms.P50 = math.NaN()
+	d.Results[0].PhasesMs["wait"] = PhaseDist{P50: math.Inf(1), P99: math.NaN()}
+	d.Results[0].FirstRequest.TotalMs.Mean = math.Inf(-1)
+	d.Results[0].LaterRequests.PhasesMs["dns"] = PhaseDist{P99: math.NaN()}
+	d.Results[0].MBps.P99 = math.Inf(1)
+	d.Lab.JitterMs = math.NaN()
+	d.DurationS = math.Inf(1)
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, d); err != nil {
 		t.Fatal(err)
@@ -143,8 +155,23 @@ func TestJSONContract(t *testing.T) {
 		has(grp, g, "ttfb_ms", "reused_fraction")
 		has(sub(grp, "ttfb_ms"), g+".ttfb_ms", "p50")
 	}
-	if sub(res, "ttfb_ms")["p50"] != 0.0 {
-		t.Errorf("NaN not sanitised: %v", sub(res, "ttfb_ms")["p50"])
+	for what, v := range map[string]any{
+		"ttfb_ms.p50":          sub(res, "ttfb_ms")["p50"],
+		"phases_ms.wait.p50":   sub(phases, "wait")["p50"],
+		"first total_ms.mean":  sub(sub(res, "first_request"), "total_ms")["mean"],
+		"later phases dns.p99": sub(sub(sub(res, "later_requests"), "phases_ms"), "dns")["p99"],
+		"mb_per_s.p99":         sub(res, "mb_per_s")["p99"],
+		"duration_s":           m["duration_s"],
+	} {
+		if v != 0.0 {
+			t.Errorf("%s = %v, want NaN/Inf sanitised to 0", what, v)
+		}
+	}
+	if !math.IsNaN(d.Results[0].TTFBms.P50) || !math.IsInf(d.Results[0].PhasesMs["wait"].P50, 1) {
+		t.Error("WriteJSON modified its document")
+	}
+	for _, g := range []string{"first_request", "later_requests"} {
+		has(sub(sub(res, g), "phases_ms"), g+".phases_ms", "dns", "connect", "tls", "send", "wait100", "wait", "recv")
 	}
 
 	d.Lab = nil
@@ -153,9 +180,151 @@ func TestJSONContract(t *testing.T) {
 	if strings.Contains(buf.String(), `"lab"`) {
 		t.Error("lab block present for a real target")
 	}
+
+	// A run with no step still has a results array.
+	buf.Reset()
+	if err := WriteJSON(&buf, &Document{Schema: Schema}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"results": []`) {
+		t.Errorf("empty results not an array:\n%s", buf.String())
+	}
+}
+
+// TestJSONStable: the same document always encodes to the same bytes
+// (maps such as phases_ms are written with sorted keys).
+func TestJSONStable(t *testing.T) {
+	t.Parallel()
+	var a, b bytes.Buffer
+	if err := WriteJSON(&a, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		b.Reset()
+		if err := WriteJSON(&b, fixture()); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatal("WriteJSON output differs between runs")
+		}
+	}
+	if !strings.HasPrefix(a.String(), "{\n  \"schema\": \"objbench/v1\",\n  \"run_id\"") {
+		t.Errorf("not indented in contract order:\n%.80s", a.String())
+	}
+}
+
+// TestWriteTextChunks: many steps are split into tables of at most six
+// step columns (three first/later pairs for phases), and mixed strategies
+// are named in the column headings.
+func TestWriteTextChunks(t *testing.T) {
+	t.Parallel()
+	d := fixture()
+	base := d.Results[0]
+	d.Results = nil
+	for i := range 8 {
+		r := base
+		r.SizeBytes = int64(1<<10) << i
+		r.Strategy = []string{"fresh", "pooled"}[i%2]
+		d.Results = append(d.Results, r)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	tables := strings.Split(out, "\n\n")
+	counts := map[string]int{}
+	for _, tb := range tables[1:] {
+		lines := strings.Split(tb, "\n")
+		title := lines[0][strings.Index(lines[0], ": ")+2:]
+		counts[strings.TrimRight(strings.Fields(title)[0], ",")]++
+		cols := strings.Count(lines[1], "fresh") + strings.Count(lines[1], "pooled")
+		if cols == 0 || cols > maxColumns || (strings.HasPrefix(title, "phases") && cols > maxColumns/2) {
+			t.Errorf("table %q has %d step columns:\n%s", title, cols, tb)
+		}
+	}
+	want := map[string]int{"time": 2, "total": 2, "throughput": 2, "requests": 2, "phases": 3}
+	for k, v := range want {
+		if counts[k] != v {
+			t.Errorf("%d %q tables, want %d (%v)", counts[k], k, v, counts)
+		}
+	}
+	for _, h := range []string{"get 1KiB fresh", "get 128KiB pooled", "connections: fresh, pooled (per column)"} {
+		if !strings.Contains(out, h) {
+			t.Errorf("output lacks %q", h)
+		}
+	}
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n < len(p) {
+		return 0, errors.New("disk full")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+func TestWriteErrors(t *testing.T) {
+	t.Parallel()
+	for name, write := range map[string]func(io.Writer, *Document) error{"text": WriteText, "csv": WriteCSV, "json": WriteJSON} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if err := write(&failWriter{n: 100}, fixture()); err == nil || !strings.Contains(err.Error(), "disk full") {
+				t.Errorf("error %v, want disk full", err)
+			}
+		})
+	}
+}
+
+func TestFromSummaryFields(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := stats.NewRecorder()
+	for i := range 4 {
+		s := nettrace.Sample{Seq: i, Start: t0, FirstByte: t0.Add(10 * time.Millisecond), End: t0.Add(20 * time.Millisecond),
+			Size: 2_000_000, Requests: 2, Retries: 1, Reused: i > 0}
+		for p := range s.Phases {
+			s.Phases[p] = time.Duration(p+1) * time.Millisecond
+		}
+		rec.Add(&s)
+	}
+	r := FromSummary("throughput", "put", 2_000_000, 1, "pooled", 2*time.Second, rec.Summarize(2_000_000, 2*time.Second))
+	if r.Workload != "throughput" || r.Op != "put" || r.SizeBytes != 2_000_000 || r.Concurrency != 1 || r.Strategy != "pooled" {
+		t.Errorf("identity %+v", r)
+	}
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"count", float64(r.Count), 4}, {"requests/op", r.RequestsPerOp, 2}, {"retries", float64(r.Retries), 4},
+		{"wall", r.WallS, 2}, {"ttfb p50", r.TTFBms.P50, 10}, {"total p99", r.TotalMs.P99, 20},
+		{"mb/s p50", r.MBps.P50, 100}, {"aggregate", r.AggregateMBps, 4}, {"reused", r.ReusedFraction, 0.75},
+		{"first reused", r.FirstRequest.ReusedFraction, 0}, {"later reused", r.LaterRequests.ReusedFraction, 1},
+		{"first count", float64(r.FirstRequest.Count), 1}, {"later count", float64(r.LaterRequests.Count), 3},
+	}
+	for _, c := range checks {
+		if math.Abs(c.got-c.want) > 0.01*c.want+1e-9 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	for i, ph := range []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"} {
+		want := float64(i + 1)
+		for where, m := range map[string]map[string]PhaseDist{"all": r.PhasesMs, "first": r.FirstRequest.PhasesMs, "later": r.LaterRequests.PhasesMs} {
+			if got := m[ph].P50; math.Abs(got-want) > 0.01*want {
+				t.Errorf("%s %s p50 = %v, want %v", where, ph, got, want)
+			}
+		}
+	}
+	if r.ErrorsByClass != nil {
+		t.Errorf("errors by class %v with no error", r.ErrorsByClass)
+	}
 }
 
 func TestFromSummaryFirstLater(t *testing.T) {
+	t.Parallel()
 	r := fixture().Results[0]
 	if r.FirstRequest.Count != 1 || r.FirstRequest.ReusedFraction != 0 || r.LaterRequests.ReusedFraction != 1 {
 		t.Errorf("first %+v later %+v", r.FirstRequest, r.LaterRequests)
@@ -172,6 +341,7 @@ func TestFromSummaryFirstLater(t *testing.T) {
 }
 
 func TestFormatSize(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int64]string{0: "0B", 1024: "1KiB", 256 << 10: "256KiB", 32 << 20: "32MiB", 1500: "1500B", 1 << 30: "1GiB"} {
 		if got := FormatSize(n); got != want {
 			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)

@@ -1,44 +1,24 @@
 package report
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 )
 
-// maxColumns keeps tables readable: wider workloads are split.
+// maxColumns keeps tables readable: a workload with more steps is split
+// into tables of at most this many step columns.
 const maxColumns = 6
 
-// WriteJSON writes d as the indented objbench/v1 document.
-func WriteJSON(w io.Writer, d *Document) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(clean(d))
-}
+// phaseNames are the phases of the JSON contract, in order.
+var phaseNames = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
 
-// clean returns a copy of d whose floats are all finite.
-func clean(d *Document) *Document {
-	c := *d
-	c.DurationS = sanitize(c.DurationS)
-	c.Results = make([]Result, len(d.Results))
-	for i, r := range d.Results {
-		r.TTFBms, r.TotalMs = cleanDist(r.TTFBms), cleanDist(r.TotalMs)
-		r.MBps = Throughput{sanitize(r.MBps.P50), sanitize(r.MBps.P90), sanitize(r.MBps.P99)}
-		r.AggregateMBps, r.ReusedFraction, r.RequestsPerOp, r.WallS = sanitize(r.AggregateMBps), sanitize(r.ReusedFraction), sanitize(r.RequestsPerOp), sanitize(r.WallS)
-		c.Results[i] = r
-	}
-	return &c
-}
-
-func cleanDist(d Dist) Dist {
-	return Dist{sanitize(d.Min), sanitize(d.P50), sanitize(d.P90), sanitize(d.P99), sanitize(d.P999), sanitize(d.Max), sanitize(d.Mean), sanitize(d.Stddev)}
-}
-
-// FormatSize prints a byte count in binary units: 0B, 1KiB, 256KiB, 32MiB, 1500B.
+// FormatSize prints a byte count in binary units when it is a whole number
+// of them: 0B, 1KiB, 256KiB, 32MiB, 1GiB; otherwise in bytes (1500B).
 func FormatSize(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
@@ -51,12 +31,14 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
-// WriteText writes the terminal tables: per workload, TTFB and total latency
-// percentiles, per-request and aggregate throughput, counts, and the phase
-// table of first versus later requests.
+// WriteText writes the terminal tables, laid out like seed 001 (percentile
+// rows, one column per step): per workload, TTFB and total latency,
+// per-request and aggregate throughput, counts and errors, and the phase
+// table of the first request of each worker against the later ones.
 func WriteText(w io.Writer, d *Document) error {
 	ew := &errWriter{w: w}
 	header(ew, d)
+	heading := columnNamer(d.Results)
 	for _, wl := range workloads(d.Results) {
 		var steps []Result
 		for _, r := range d.Results {
@@ -64,22 +46,29 @@ func WriteText(w io.Writer, d *Document) error {
 				steps = append(steps, r)
 			}
 		}
-		for start := 0; start < len(steps); start += maxColumns {
-			workloadTables(ew, wl, steps[start:min(start+maxColumns, len(steps))])
+		for chunk := range slices.Chunk(steps, maxColumns) {
+			workloadTables(ew, wl, chunk, heading)
 		}
-		for start := 0; start < len(steps); start += maxColumns / 2 {
-			phaseTable(ew, wl, steps[start:min(start+maxColumns/2, len(steps))])
+		// Two columns per step: first and later.
+		for chunk := range slices.Chunk(steps, maxColumns/2) {
+			phaseTable(ew, wl, chunk, heading)
 		}
 	}
 	return ew.err
 }
 
 func header(w io.Writer, d *Document) {
-	fmt.Fprintf(w, "objbench run %s: %s (%s)", d.RunID, d.Target.URL, d.Target.Provider)
+	fmt.Fprintf(w, "objbench run %s: %s (%s", d.RunID, d.Target.URL, d.Target.Provider)
 	if d.Target.Endpoint != "" {
 		fmt.Fprintf(w, " at %s", d.Target.Endpoint)
 	}
-	fmt.Fprintf(w, ", %.1f s", d.DurationS)
+	if d.Lab != nil {
+		fmt.Fprintf(w, ", lab %s", d.Lab.Profile)
+	}
+	fmt.Fprintf(w, "), %s s", num(sanitize(d.DurationS)))
+	if d.StartedAt != "" {
+		fmt.Fprintf(w, " from %s", d.StartedAt)
+	}
 	if d.Interrupted {
 		fmt.Fprint(w, " (interrupted: partial results)")
 	}
@@ -89,181 +78,234 @@ func header(w io.Writer, d *Document) {
 		if l.TLS {
 			tls = "TLS"
 		}
-		fmt.Fprintf(w, "lab: %s API, profile %s, round trip %s ms", l.API, l.Profile, num(l.RTTms))
+		fmt.Fprintf(w, "lab: %s API, profile %s, round trip %s ms", l.API, l.Profile, num(sanitize(l.RTTms)))
 		if l.JitterMs > 0 {
-			fmt.Fprintf(w, " ± %s ms", num(l.JitterMs))
+			fmt.Fprintf(w, " ± %s ms", num(sanitize(l.JitterMs)))
 		}
 		if l.Bandwidth != "" {
 			fmt.Fprintf(w, ", %s", l.Bandwidth)
 		}
 		fmt.Fprintf(w, ", %s\n", tls)
 	}
-	if len(d.Results) > 0 {
-		fmt.Fprintf(w, "connections: %s\n", d.Results[0].Strategy)
+	if s := strategies(d.Results); len(s) == 1 {
+		fmt.Fprintf(w, "connections: %s\n", s[0])
+	} else if len(s) > 1 {
+		fmt.Fprintf(w, "connections: %s (per column)\n", strings.Join(s, ", "))
+	}
+	if len(d.Results) == 0 {
+		fmt.Fprintln(w, "no results")
 	}
 }
 
 // workloads lists workload names in first-seen order.
 func workloads(rs []Result) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, r := range rs {
-		if !seen[r.Workload] {
-			seen[r.Workload] = true
+		if !slices.Contains(out, r.Workload) {
 			out = append(out, r.Workload)
 		}
 	}
 	return out
 }
 
-func column(r Result) string {
-	s := r.Op + " " + FormatSize(r.SizeBytes)
-	if r.Workload == "concurrency" || r.Concurrency > 1 {
-		s += " c=" + strconv.Itoa(r.Concurrency)
+// strategies lists the connection strategies in first-seen order.
+func strategies(rs []Result) []string {
+	var out []string
+	for _, r := range rs {
+		if !slices.Contains(out, r.Strategy) {
+			out = append(out, r.Strategy)
+		}
 	}
-	return s
+	return out
 }
 
-func workloadTables(w io.Writer, wl string, steps []Result) {
+// columnNamer returns the column heading of a step: "get 1KiB",
+// "put 32MiB c=5", and the strategy too when the document mixes several.
+func columnNamer(rs []Result) func(Result) string {
+	mixed := len(strategies(rs)) > 1
+	return func(r Result) string {
+		s := r.Op + " " + FormatSize(r.SizeBytes)
+		if r.Workload == "concurrency" || r.Concurrency > 1 {
+			s += " c=" + strconv.Itoa(r.Concurrency)
+		}
+		if mixed {
+			s += " " + r.Strategy
+		}
+		return s
+	}
+}
+
+// stat names one row of a distribution table.
+type stat struct {
+	name string
+	get  func(Dist) float64
+}
+
+var distStats = []stat{
+	{"p50", func(d Dist) float64 { return d.P50 }},
+	{"p90", func(d Dist) float64 { return d.P90 }},
+	{"p99", func(d Dist) float64 { return d.P99 }},
+	{"p99.9", func(d Dist) float64 { return d.P999 }},
+	{"min", func(d Dist) float64 { return d.Min }},
+	{"max", func(d Dist) float64 { return d.Max }},
+	{"mean", func(d Dist) float64 { return d.Mean }},
+	{"stddev", func(d Dist) float64 { return d.Stddev }},
+}
+
+// hasThroughput reports whether MB/s means something for r.
+func hasThroughput(r Result) bool {
+	return r.SizeBytes > 0 && (r.Op == "get" || r.Op == "put")
+}
+
+func workloadTables(w io.Writer, wl string, steps []Result, heading func(Result) string) {
 	heads := make([]string, len(steps))
 	for i, r := range steps {
-		heads[i] = column(r)
+		heads[i] = heading(r)
+	}
+	row := func(name string, f func(Result) string) []string {
+		out := []string{name}
+		for _, r := range steps {
+			out = append(out, f(r))
+		}
+		return out
 	}
 	distRows := func(get func(Result) Dist) [][]string {
-		rows := [][]string{}
-		for _, p := range []struct {
-			name string
-			f    func(Dist) float64
-		}{{"p50", func(d Dist) float64 { return d.P50 }}, {"p90", func(d Dist) float64 { return d.P90 }},
-			{"p99", func(d Dist) float64 { return d.P99 }}, {"p99.9", func(d Dist) float64 { return d.P999 }},
-			{"min", func(d Dist) float64 { return d.Min }}, {"max", func(d Dist) float64 { return d.Max }},
-			{"mean", func(d Dist) float64 { return d.Mean }}} {
-			row := []string{p.name}
-			for _, r := range steps {
-				row = append(row, cell(r, p.f(get(r))))
-			}
-			rows = append(rows, row)
+		var rows [][]string
+		for _, st := range distStats {
+			rows = append(rows, row(st.name, func(r Result) string { return cell(r.Count, st.get(get(r))) }))
 		}
 		return rows
 	}
 	fmt.Fprintf(w, "\n%s: time to first byte (ms)\n", wl)
-	table(w, heads, distRows(func(r Result) Dist { return r.TTFBms }))
+	table(w, [][]string{heads}, distRows(func(r Result) Dist { return r.TTFBms }))
 	fmt.Fprintf(w, "\n%s: total latency (ms)\n", wl)
-	table(w, heads, distRows(func(r Result) Dist { return r.TotalMs }))
+	table(w, [][]string{heads}, distRows(func(r Result) Dist { return r.TotalMs }))
 
-	fmt.Fprintf(w, "\n%s: throughput (MB/s; per request at the latency percentile, and aggregate)\n", wl)
-	var rows [][]string
-	for _, p := range []struct {
-		name string
-		f    func(Result) float64
-	}{{"p50", func(r Result) float64 { return r.MBps.P50 }}, {"p90", func(r Result) float64 { return r.MBps.P90 }},
-		{"p99", func(r Result) float64 { return r.MBps.P99 }}, {"aggregate", func(r Result) float64 { return r.AggregateMBps }}} {
-		row := []string{p.name}
-		for _, r := range steps {
-			if r.SizeBytes == 0 || (r.Op != "get" && r.Op != "put") {
-				row = append(row, "-")
-			} else {
-				row = append(row, cell(r, p.f(r)))
-			}
+	if slices.ContainsFunc(steps, hasThroughput) {
+		fmt.Fprintf(w, "\n%s: throughput (MB/s; per request at the total latency percentile, and aggregate)\n", wl)
+		mb := func(name string, f func(Result) float64) []string {
+			return row(name, func(r Result) string {
+				if !hasThroughput(r) {
+					return "-"
+				}
+				return cell(r.Count, f(r))
+			})
 		}
-		rows = append(rows, row)
+		table(w, [][]string{heads}, [][]string{
+			mb("p50", func(r Result) float64 { return r.MBps.P50 }),
+			mb("p90", func(r Result) float64 { return r.MBps.P90 }),
+			mb("p99", func(r Result) float64 { return r.MBps.P99 }),
+			mb("aggregate", func(r Result) float64 { return r.AggregateMBps }),
+		})
 	}
-	countRow := func(name string, f func(Result) string) []string {
-		row := []string{name}
-		for _, r := range steps {
-			row = append(row, f(r))
-		}
-		return row
+
+	fmt.Fprintf(w, "\n%s: requests\n", wl)
+	rows := [][]string{
+		row("count", func(r Result) string { return strconv.FormatInt(r.Count, 10) }),
+		row("errors", func(r Result) string { return strconv.FormatInt(r.Errors, 10) }),
+	}
+	for _, class := range errorClasses(steps) {
+		rows = append(rows, row("error "+class, func(r Result) string { return strconv.FormatInt(r.ErrorsByClass[class], 10) }))
 	}
 	rows = append(rows,
-		countRow("requests", func(r Result) string { return strconv.FormatInt(r.Count, 10) }),
-		countRow("errors", func(r Result) string { return errorsCell(r) }),
-		countRow("http/op", func(r Result) string { return num(r.RequestsPerOp) }),
-		countRow("retries", func(r Result) string { return strconv.FormatInt(r.Retries, 10) }),
-		countRow("reconnects", func(r Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
+		row("requests/op", func(r Result) string { return cell(r.Count, r.RequestsPerOp) }),
+		row("retries", func(r Result) string { return strconv.FormatInt(r.Retries, 10) }),
+		row("reconnects", func(r Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
+		row("wall s", func(r Result) string { return num(sanitize(r.WallS)) }),
 	)
-	table(w, heads, rows)
+	table(w, [][]string{heads}, rows)
+}
+
+// errorClasses lists, sorted, the error classes seen in steps.
+func errorClasses(steps []Result) []string {
+	var out []string
+	for _, r := range steps {
+		for k, v := range r.ErrorsByClass {
+			if v > 0 && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // phaseTable prints the p50 of every phase for the first request of each
-// worker next to the later ones.
-func phaseTable(w io.Writer, wl string, steps []Result) {
+// worker next to the later ones, and how many of each reused a connection.
+func phaseTable(w io.Writer, wl string, steps []Result, heading func(Result) string) {
 	fmt.Fprintf(w, "\n%s: phases, p50 ms (first request of each worker | later requests)\n", wl)
-	pheads := make([]string, 0, 2*len(steps))
+	names := make([]string, 0, 2*len(steps))
+	kinds := make([]string, 0, 2*len(steps))
 	for _, r := range steps {
-		pheads = append(pheads, column(r)+" first", "later")
+		names = append(names, heading(r), "")
+		kinds = append(kinds, "first p50", "later p50")
 	}
 	var rows [][]string
-	for _, ph := range []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"} {
-		row := []string{ph}
+	both := func(name string, f func(Group) string) {
+		row := []string{name}
 		for _, r := range steps {
-			row = append(row, groupCell(r.FirstRequest, r.FirstRequest.PhasesMs[ph].P50), groupCell(r.LaterRequests, r.LaterRequests.PhasesMs[ph].P50))
+			row = append(row, f(r.FirstRequest), f(r.LaterRequests))
 		}
 		rows = append(rows, row)
 	}
-	for _, g := range []struct {
-		name string
-		f    func(Group) float64
-	}{{"ttfb", func(g Group) float64 { return g.TTFBms.P50 }}, {"total", func(g Group) float64 { return g.TotalMs.P50 }},
-		{"reused", func(g Group) float64 { return g.ReusedFraction }}} {
-		row := []string{g.name}
-		for _, r := range steps {
-			row = append(row, groupCell(r.FirstRequest, g.f(r.FirstRequest)), groupCell(r.LaterRequests, g.f(r.LaterRequests)))
+	for _, ph := range phaseNames {
+		both(ph, func(g Group) string { return cell(g.Count, g.PhasesMs[ph].P50) })
+	}
+	both("ttfb", func(g Group) string { return cell(g.Count, g.TTFBms.P50) })
+	both("total", func(g Group) string { return cell(g.Count, g.TotalMs.P50) })
+	both("reused", func(g Group) string {
+		if g.Count == 0 {
+			return "-"
 		}
-		rows = append(rows, row)
-	}
-	table(w, pheads, rows)
+		return strconv.FormatFloat(sanitize(g.ReusedFraction), 'f', 2, 64)
+	})
+	both("count", func(g Group) string { return strconv.FormatInt(g.Count, 10) })
+	table(w, [][]string{names, kinds}, rows)
 }
 
-func errorsCell(r Result) string {
-	if r.Errors == 0 {
-		return "0"
-	}
-	var classes []string
-	for k, v := range r.ErrorsByClass {
-		classes = append(classes, fmt.Sprintf("%s:%d", k, v))
-	}
-	sort.Strings(classes)
-	return fmt.Sprintf("%d (%s)", r.Errors, strings.Join(classes, " "))
-}
-
-// cell prints v, or "-" for a step with no successful request.
-func cell(r Result, v float64) string {
-	if r.Count == 0 {
+// cell prints v, or "-" when no request succeeded.
+func cell(count int64, v float64) string {
+	if count == 0 {
 		return "-"
 	}
 	return num(v)
 }
 
-func groupCell(g Group, v float64) string {
-	if g.Count == 0 {
-		return "-"
-	}
-	return num(v)
-}
-
-// num prints with precision suited to the magnitude.
+// num prints milliseconds or MB/s with precision suited to the magnitude:
+// one decimal from 10 up, two below, three below 0.01.
 func num(v float64) string {
+	v = sanitize(v)
+	a := v
+	if a < 0 {
+		a = -a
+	}
 	switch {
 	case v == 0:
 		return "0"
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case v >= 10:
+	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
-	case v >= 0.01:
+	case a >= 0.01:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-func table(w io.Writer, heads []string, rows [][]string) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\t%s\t\n", strings.Join(heads, "\t"))
+// table writes heads (one line each) and rows, right-aligned; the first
+// column is the row name.
+func table(w io.Writer, heads, rows [][]string) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, h := range heads {
+		fmt.Fprintf(tw, "\t%s\t\n", strings.Join(h, "\t"))
+	}
 	for _, row := range rows {
 		fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
 	}
-	tw.Flush()
+	_ = tw.Flush() // a bytes.Buffer does not fail
+	for line := range strings.Lines(buf.String()) {
+		// Empty heading cells leave trailing blanks.
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
 }
 
 // errWriter keeps the first write error so renderers can write freely.

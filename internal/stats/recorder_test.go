@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -137,16 +138,151 @@ func TestMergeEqualsOne(t *testing.T) {
 	}
 }
 
+// TestRecorderMemoryBounded: a Recorder's memory is fixed by its
+// histograms, whatever the number of samples, and stays well under 1 MiB:
+// later requests only fill histograms; first requests are kept exactly up
+// to exactCap, then spill into small histograms.
 func TestRecorderMemoryBounded(t *testing.T) {
 	t.Parallel()
-	r := NewRecorder()
-	before := r.ByteSize()
-	for i := range 100_000 {
-		s := sample(i, time.Duration(i)*time.Microsecond, time.Duration(i)*time.Microsecond, true)
-		r.Add(&s)
+	const limit = 900 << 10
+	tests := []struct {
+		name  string
+		seq   func(i int) int
+		fixed bool // ByteSize may not change at all
+	}{
+		{"later requests", func(i int) int { return i + 1 }, true},
+		{"one first then later", func(i int) int { return i }, false},
+		{"first requests only", func(int) int { return 0 }, false},
 	}
-	if r.ByteSize() != before || before > 1<<20 {
-		t.Errorf("recorder is %d bytes (was %d), want fixed and under 1 MiB", r.ByteSize(), before)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := NewRecorder()
+			before := r.ByteSize()
+			peak := before
+			for i := range 100_000 {
+				s := sample(tc.seq(i), time.Duration(i)*time.Microsecond, time.Duration(i)*time.Second, i%2 == 0)
+				r.Add(&s)
+				if i%1000 == 0 {
+					peak = max(peak, r.ByteSize())
+				}
+			}
+			after := r.ByteSize()
+			peak = max(peak, after)
+			if tc.fixed && after != before {
+				t.Errorf("grew from %d to %d bytes", before, after)
+			}
+			if peak > limit {
+				t.Errorf("peak %d bytes, want under %d", peak, limit)
+			}
+			// Merging a copy of itself must not push it over either.
+			o := NewRecorder()
+			o.Merge(r)
+			r.Merge(o)
+			if r.ByteSize() > limit {
+				t.Errorf("after merge %d bytes, want under %d", r.ByteSize(), limit)
+			}
+			if s := r.Summarize(0, time.Second); s.Count != 200_000 {
+				t.Errorf("count %d after merge, want 200000", s.Count)
+			}
+		})
+	}
+}
+
+// TestFirstExactAndSpilled: the first group is exact while small and keeps
+// HDR precision (2 figures) once spilled; merging spilled and exact groups
+// gives the same as recording everything into one.
+func TestFirstExactAndSpilled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		n       int // first requests
+		workers int
+		rel     float64
+	}{
+		{"exact", 20, 20, 0},
+		{"at cap", exactCap, 4, 0},
+		{"spilled", 3 * exactCap, 3, 0.01},
+		{"spilled by merge", exactCap + 10, 2, 0.01},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			one := NewRecorder()
+			workers := make([]*Recorder, tc.workers)
+			for w := range workers {
+				workers[w] = NewRecorder()
+			}
+			for i := range tc.n {
+				// TTFB i+1 ms for i in 0..n-1, in a shuffled order.
+				ms := (i*7919)%tc.n + 1
+				s := sample(0, time.Duration(ms)*time.Millisecond, time.Duration(ms)*time.Millisecond, false)
+				one.Add(&s)
+				workers[i%tc.workers].Add(&s)
+			}
+			merged := NewRecorder()
+			for _, w := range workers {
+				merged.Merge(w)
+			}
+			a, b := one.Summarize(0, time.Second), merged.Summarize(0, time.Second)
+			if a.First != b.First || a.TTFB != b.TTFB {
+				t.Errorf("merged first %+v\nsingle first %+v", b.First.TTFB, a.First.TTFB)
+			}
+			n := float64(tc.n)
+			want := map[string][2]float64{
+				"min": {a.First.TTFB.Min, 1}, "max": {a.First.TTFB.Max, n},
+				"p50": {a.First.TTFB.P50, math.Ceil(n * 0.5)}, "p99": {a.First.TTFB.P99, math.Ceil(n * 0.99)},
+				"mean": {a.First.TTFB.Mean, (n + 1) / 2}, "connect p50": {a.First.Phases[nettrace.Connect].P50, math.Ceil(n*0.5) / 2},
+			}
+			for k, v := range want {
+				if !near(v[0], v[1], tc.rel+1e-9) && !(tc.rel > 0 && math.Abs(v[0]-v[1]) <= 1) {
+					t.Errorf("first %s = %v, want %v", k, v[0], v[1])
+				}
+			}
+			if a.First.Count != int64(tc.n) || a.Count != int64(tc.n) || a.First.ReusedFraction != 0 {
+				t.Errorf("count %d/%d reused %v", a.First.Count, a.Count, a.First.ReusedFraction)
+			}
+		})
+	}
+}
+
+func TestPercentilesExact(t *testing.T) {
+	t.Parallel()
+	seq := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(n - i) // descending: Percentiles must sort
+		}
+		return v
+	}
+	tests := []struct {
+		name string
+		in   []float64
+		want Dist
+	}{
+		{"empty", nil, Dist{}},
+		{"nan only", []float64{math.NaN()}, Dist{}},
+		{"one", []float64{42}, Dist{Count: 1, Min: 42, P50: 42, P90: 42, P99: 42, P999: 42, Max: 42, Mean: 42}},
+		{"two", []float64{1, 3}, Dist{Count: 2, Min: 1, P50: 1, P90: 3, P99: 3, P999: 3, Max: 3, Mean: 2, Stddev: 1}},
+		{"1..1000", seq(1000), Dist{Count: 1000, Min: 1, P50: 500, P90: 900, P99: 990, P999: 999, Max: 1000, Mean: 500.5, Stddev: math.Sqrt((1000*1000 - 1) / 12.0)}},
+		{"1..100 with NaN", append(seq(100), math.NaN()), Dist{Count: 100, Min: 1, P50: 50, P90: 90, P99: 99, P999: 100, Max: 100, Mean: 50.5, Stddev: math.Sqrt((100*100 - 1) / 12.0)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in := slices.Clone(tc.in)
+			got := Percentiles(in)
+			if math.Abs(got.Stddev-tc.want.Stddev) > 1e-9 {
+				t.Errorf("stddev %v, want %v", got.Stddev, tc.want.Stddev)
+			}
+			got.Stddev, tc.want.Stddev = 0, 0
+			if got != tc.want {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+			if len(in) > 0 && !math.IsNaN(tc.in[0]) && in[0] != tc.in[0] {
+				t.Error("Percentiles modified its input")
+			}
+		})
 	}
 }
 

@@ -18,6 +18,13 @@ type Options struct {
 	// MaxAttempts bounds SDK attempts per operation (1 = no retries).
 	// Zero means the SDK default.
 	MaxAttempts int
+	// Upload is the upload style; "" means UploadAuto.
+	Upload UploadStyle
+	// PartSize is the part (or chunk) size of multipart and chunked
+	// uploads; 0 means the SDK's default.
+	PartSize int64
+	// PartConcurrency is how many parts are in flight; 0 means the SDK's default.
+	PartConcurrency int
 	// Credentials are explicit keys for the embedded lab and tests; nil
 	// means the provider's standard chain.
 	Credentials *StaticCredentials
