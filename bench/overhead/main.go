@@ -45,7 +45,7 @@ func run(conc, n, rounds int) error {
 	defer l.Close()
 	open := func(hc *http.Client) (storage.Backend, error) {
 		return providers.Open(ctx, l.Target("s3"), storage.Options{Endpoint: l.Endpoint("s3"), Region: "us-east-1",
-			Credentials: l.Credentials(), HTTPClient: hc, MaxAttempts: 1})
+			Credentials: l.Credentials("s3"), HTTPClient: hc, MaxAttempts: 1})
 	}
 	setup, err := open(&http.Client{})
 	if err != nil {

@@ -106,7 +106,7 @@ func describeLink(l *lab.Lab) string {
 func printLab(w io.Writer, l *lab.Lab, apis []string, caFile string) {
 	fmt.Fprintf(w, "objbench lab: %s\n\n", describeLink(l))
 	s3 := l.Endpoint("s3")
-	creds := l.Credentials()
+	creds := l.Credentials("s3")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "API\tENDPOINT\tBUCKET\tAUTH")
 	fmt.Fprintf(tw, "s3\t%s\t%s\taccess key %s, secret %s (lab-only keys), region us-east-1\n", s3, lab.Bucket, creds.AccessKeyID, creds.SecretAccessKey)

@@ -50,6 +50,9 @@ type runFlags struct {
 	output                    string
 	prefix                    string
 	force, createBucket       bool
+	upload                    string
+	partSize                  string
+	partConcurrency           int
 	quiet                     bool
 	lab                       labFlags
 }
@@ -141,6 +144,9 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.BoolVar(&f.force, "force", false, "write into a non-empty prefix (objects already there are never deleted, but one named like an objbench key is overwritten)")
 	fl.BoolVar(&f.createBucket, "create-bucket", false, "create the bucket if it does not exist (it is left in place)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	fl.StringVar(&f.upload, "upload", "auto", "upload style: auto (the SDK's default for the size), single (one request), resumable (GCS session + data), multipart (S3 multipart, Azure blocks)")
+	fl.StringVar(&f.partSize, "part-size", "", "part or chunk size for multipart and chunked uploads (default: the SDK's)")
+	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "parts in flight per multipart upload (default: the SDK's)")
 	f.lab.register(fl, true)
 	return cmd
 }
@@ -216,13 +222,25 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 	if err != nil {
 		return usagef("--conn: %w", err)
 	}
+	sopts := storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, MaxAttempts: f.maxAttempts}
+	if sopts.Upload, err = storage.ParseUploadStyle(f.upload); err != nil {
+		return usagef("--upload: %w", err)
+	}
+	if f.partSize != "" {
+		if sopts.PartSize, err = load.ParseSize(f.partSize); err != nil || sopts.PartSize == 0 {
+			return usagef("--part-size %q: use a size such as 8MiB", f.partSize)
+		}
+	}
+	if f.partConcurrency < 0 {
+		return usagef("--part-concurrency must be positive")
+	}
+	sopts.PartConcurrency = f.partConcurrency
 	runID := newRunID()
 	started := time.Now()
 
 	// Where to run: a real target, or the embedded lab.
 	var (
 		target   storage.Target
-		sopts    = storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, MaxAttempts: f.maxAttempts}
 		labInfo  *report.LabInfo
 		endpoint = f.endpoint
 	)
@@ -238,14 +256,15 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 		}
 		defer l.Close()
 		target, endpoint, labInfo = l.Target(api), l.Endpoint(api), l.Info(api)
-		sopts.Endpoint, sopts.Credentials, sopts.Region = endpoint, l.Credentials(), "us-east-1"
+		sopts.Endpoint, sopts.Credentials, sopts.Region = endpoint, l.Credentials(api), "us-east-1"
+		f.createBucket = true // the lab's Azurite starts empty
 		transportCfg.TLS, transportCfg.HandshakeDelay = l.ClientTLS(), l.HandshakeDelay()
 	} else {
 		if target, err = storage.ParseTarget(rawTarget); err != nil {
 			return usageError{err}
 		}
-		if target.Scheme != "s3" && target.Scheme != "mem" {
-			return usagef("unknown scheme %q in %q: supported is s3://bucket[/prefix]", target.Scheme, rawTarget)
+		if !slices.Contains(providers.SchemeNames(), target.Scheme) {
+			return usagef("unknown scheme %q in %q: supported are %s", target.Scheme, rawTarget, strings.Join(providers.Schemes(), ", "))
 		}
 		if target.Scheme == "s3" {
 			roots, err := s3.RootCAs()
@@ -258,6 +277,9 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 		}
 	}
 
+	if err := checkUploadStyle(sopts.Upload, target.Scheme); err != nil {
+		return err
+	}
 	clientWith := func(ctx context.Context, attempts int) (*load.Client, error) {
 		tr := nettrace.NewTransport(transportCfg)
 		o := sopts
@@ -334,6 +356,17 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 	}
 	if runErr != nil {
 		return runErr
+	}
+	return nil
+}
+
+// checkUploadStyle refuses a style the provider does not have.
+func checkUploadStyle(u storage.UploadStyle, scheme string) error {
+	switch {
+	case u == storage.UploadResumable && scheme != "gs":
+		return usagef("--upload resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
+	case u == storage.UploadMultipart && scheme == "gs":
+		return usagef("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
 	}
 	return nil
 }
@@ -451,6 +484,7 @@ func (f *runFlags) asMap(strategy nettrace.Strategy) map[string]string {
 		"sizes": f.sizes, "size_count": fmt.Sprint(f.sizeCount), "concurrency": f.levels,
 		"concurrency_size": f.levelSize, "requests": fmt.Sprint(f.requests),
 		"duration": f.duration.String(), "timeout": f.timeout.String(), "max_attempts": fmt.Sprint(f.maxAttempts),
+		"upload": f.upload, "part_size": f.partSize, "part_concurrency": fmt.Sprint(f.partConcurrency),
 	}
 }
 

@@ -255,8 +255,15 @@ func (l *Lab) Target(api string) storage.Target {
 	return storage.Target{Scheme: "s3", Bucket: Bucket}
 }
 
-// Credentials returns the lab's fixed local S3 keys.
-func (l *Lab) Credentials() *storage.StaticCredentials {
+// Credentials returns the fixed local keys of api's endpoint: the S3 keys,
+// Azurite's well-known account and key, nothing for GCS (no auth).
+func (l *Lab) Credentials(api string) *storage.StaticCredentials {
+	switch api {
+	case "gcs":
+		return nil
+	case "azure":
+		return &storage.StaticCredentials{AccessKeyID: azuriteAccount, SecretAccessKey: azuriteKey}
+	}
 	c := labCredentials
 	return &c
 }

@@ -63,6 +63,14 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		err    error
 	)
 	switch cs, key := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"), os.Getenv("AZURE_STORAGE_KEY"); {
+	case o.Credentials != nil: // the lab's Azurite: account name and key
+		cred, err := azblob.NewSharedKeyCredential(o.Credentials.AccessKeyID, o.Credentials.SecretAccessKey)
+		if err != nil {
+			return nil, errors.New("azure: bad explicit account key")
+		}
+		if client, err = azblob.NewClientWithSharedKeyCredential(serviceURL, cred, opts); err != nil {
+			return nil, fmt.Errorf("azure client: %w", err)
+		}
 	case cs != "":
 		client, err = azblob.NewClientFromConnectionString(cs, opts)
 		if err != nil {

@@ -8,20 +8,37 @@ import (
 	"strings"
 
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/storage/azure"
+	"github.com/objbench/objbench/internal/storage/gcs"
 	"github.com/objbench/objbench/internal/storage/mem"
 	"github.com/objbench/objbench/internal/storage/s3"
 )
 
+// SchemeNames lists the supported target schemes: s3, gs, az, mem.
+func SchemeNames() []string { return []string{"s3", "gs", "az", "mem"} }
+
 // Schemes lists the supported target schemes, as users write them.
-func Schemes() []string { return []string{"s3://", "mem://"} }
+func Schemes() []string {
+	names := SchemeNames()
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n + "://"
+	}
+	return out
+}
 
 // Open returns a backend for t. o.HTTPClient carries the instrumented transport.
 func Open(ctx context.Context, t storage.Target, o storage.Options) (storage.Backend, error) {
 	switch t.Scheme {
 	case "s3":
 		return s3.New(ctx, t, o)
+	case "gs":
+		return gcs.New(ctx, t, o)
+	case "az":
+		return azure.New(ctx, t, o)
 	case "mem":
-		return mem.New(t.Bucket, false), nil
+		// An in-process bucket has nothing to check: it exists once named.
+		return mem.New(t.Bucket, true), nil
 	}
 	return nil, fmt.Errorf("unknown scheme %q: supported are %s", t.Scheme, strings.Join(Schemes(), ", "))
 }
