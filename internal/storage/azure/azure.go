@@ -268,7 +268,6 @@ func (b *Backend) CreateBucket(ctx context.Context) error {
 // Close implements storage.Backend.
 func (b *Backend) Close() error { return nil }
 
-
 func mapErr(op, key string, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err

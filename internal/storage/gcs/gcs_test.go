@@ -56,7 +56,9 @@ func TestConformanceFakeGCSServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	storagetest.Run(t, func(t *testing.T) storage.Backend { return open(t, "objbench-conformance", ep, storage.UploadAuto, nil) })
+	storagetest.Run(t, func(t *testing.T) storage.Backend {
+		return open(t, "objbench-conformance", ep, storage.UploadAuto, nil)
+	})
 }
 
 // TestUploadStyleRequests: single and auto send a small object in one
