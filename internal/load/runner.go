@@ -38,8 +38,25 @@ type ClientFactory func(ctx context.Context) (*Client, error)
 // its end before returning.
 type DoFunc func(ctx context.Context, b storage.Backend, key string) error
 
+// ClientMode says how a step's workers get their clients.
+type ClientMode int
+
+// Client modes.
+const (
+	// PerWorker gives each worker a cold client of its own (the default).
+	PerWorker ClientMode = iota
+	// Shared gives all workers one client: one connection pool, or one
+	// HTTP/2 connection carrying every stream.
+	Shared
+	// PerOp makes a new client for every operation, as a naive program
+	// that builds its SDK client per object does.
+	PerOp
+)
+
 // Step is one measured unit: one op at one size and concurrency.
 type Step struct {
+	// Clients says how workers get clients; PerWorker by default.
+	Clients     ClientMode
 	Workload    string
 	Op          string
 	Size        int64
@@ -97,22 +114,43 @@ type Runner struct {
 // Interrupted set; an error only when no worker could start.
 func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	conc := max(st.Concurrency, 1)
-	clients := make([]*Client, conc)
-	for w := range clients {
+	var clients []*Client // every client made, for counting connections
+	var clientsMu sync.Mutex
+	newClient := func(ctx context.Context) (*Client, error) {
 		c, err := r.NewClient(ctx)
 		if err != nil {
-			for _, c := range clients[:w] {
-				c.Close()
-			}
 			return nil, err
 		}
-		clients[w] = c
+		clientsMu.Lock()
+		clients = append(clients, c)
+		clientsMu.Unlock()
+		return c, nil
 	}
 	defer func() {
 		for _, c := range clients {
 			c.Close()
 		}
 	}()
+	workerClients := make([]*Client, conc)
+	switch st.Clients {
+	case PerWorker:
+		for w := range workerClients {
+			c, err := newClient(ctx)
+			if err != nil {
+				return nil, err
+			}
+			workerClients[w] = c
+		}
+	case Shared:
+		c, err := newClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for w := range workerClients {
+			workerClients[w] = c
+		}
+	}
+	var perOpErr atomic.Pointer[error]
 
 	runCtx := ctx
 	if st.Duration > 0 {
@@ -134,7 +172,19 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.work(runCtx, st, w, clients[w], recs[w], &next, &done, &firstErr)
+			c := workerClients[w]
+			get := func(ctx context.Context) (*Client, func(), error) {
+				if c != nil {
+					return c, func() {}, nil
+				}
+				pc, err := newClient(ctx) // PerOp: a new client, closed after its operation
+				if err != nil {
+					perOpErr.CompareAndSwap(nil, &err)
+					return nil, nil, err
+				}
+				return pc, pc.Close, nil
+			}
+			r.work(runCtx, st, w, get, recs[w], &next, &done, &firstErr)
 		}()
 	}
 	wg.Wait()
@@ -151,11 +201,16 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,
 	}
+	clientsMu.Lock()
 	for _, c := range clients {
 		if c.Transport != nil {
 			res.Connections += c.Transport.ConnsOpened()
 			res.TLSHandshakes += c.Transport.TLSHandshakes()
 		}
+	}
+	clientsMu.Unlock()
+	if p := perOpErr.Load(); p != nil && res.Summary.Count == 0 && res.Summary.Errors == 0 {
+		return nil, *p
 	}
 	if p := firstErr.Load(); p != nil {
 		res.FirstError = *p
@@ -164,19 +219,24 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 }
 
 // work is the one worker loop shared by every operation.
-func (r *Runner) work(ctx context.Context, st *Step, w int, c *Client, rec *stats.Recorder,
-	next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
+func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.Context) (*Client, func(), error),
+	rec *stats.Recorder, next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
 	for seq := 0; ; seq++ {
 		i := int(next.Add(1) - 1)
 		if i >= st.Requests || ctx.Err() != nil {
 			return
 		}
 		key := st.Key(i)
+		c, release, err := client(ctx)
+		if err != nil {
+			return
+		}
 		opCtx, cancel := context.WithTimeout(ctx, r.timeout())
 		opCtx, op := nettrace.Begin(opCtx)
-		err := st.Do(opCtx, c.Backend, key)
+		err = st.Do(opCtx, c.Backend, key)
 		s := op.Finish()
 		cancel()
+		release()
 		if err != nil && ctx.Err() != nil {
 			// Stopped by the run's bound or by the user, not a failure of
 			// the service: dropped, neither latency nor error.

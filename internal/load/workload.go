@@ -437,3 +437,5 @@ func parallel(ctx context.Context, keys []string, fn func(ctx context.Context, k
 	}
 	return first
 }
+
+func newReader(p []byte) *bytes.Reader { return bytes.NewReader(p) }

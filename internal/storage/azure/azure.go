@@ -131,7 +131,7 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 		err = b.putBlocks(ctx, bb, body, size)
 	case storage.UploadResumable:
 		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient,
-			Err: errors.New("Azure has no resumable upload: use --upload auto, single or multipart")}
+			Err: errors.New("no resumable upload on Azure: use --upload auto, single or multipart")}
 	default:
 		_, err = bb.UploadStream(ctx, body, nil)
 	}

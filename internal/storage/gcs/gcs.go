@@ -106,16 +106,19 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 		return mapErr("put", key, b.putResumable(ctx, key, body, size))
 	case storage.UploadMultipart:
 		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient,
-			Err: errors.New("GCS has no multipart upload: use --upload auto, single or resumable")}
+			Err: errors.New("no multipart upload on GCS: use --upload auto, single or resumable")}
 	}
-	w := b.bucket.Object(key).NewWriter(ctx)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := b.bucket.Object(key).NewWriter(wctx)
 	if b.upload == storage.UploadSingle {
 		w.ChunkSize = 0
 	} else if b.chunk > 0 {
 		w.ChunkSize = b.chunk
 	}
 	if _, err := io.Copy(w, body); err != nil {
-		_ = w.CloseWithError(err)
+		cancel() // abandons the upload
+		_ = w.Close()
 		return mapErr("put", key, err)
 	}
 	return mapErr("put", key, w.Close())

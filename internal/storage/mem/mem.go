@@ -1,11 +1,14 @@
 // Package mem is an in-memory storage.Backend for unit tests. It makes no
 // HTTP request, so nothing it does is timed; buckets of the same name share
 // their objects within the process, as clients of one service would.
+// Objects are copied in and out: callers may reuse their buffers.
 package mem
 
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"sort"
@@ -24,6 +27,7 @@ var (
 type object struct {
 	data     []byte
 	modified time.Time
+	etag     string
 }
 
 type bucket struct {
@@ -61,9 +65,17 @@ func (b *Backend) bucket(op, key string) (*bucket, error) {
 	return bk, nil
 }
 
+// ctxErr returns ctx's error as a *storage.Error of op, or nil.
+func ctxErr(ctx context.Context, op, key string) error {
+	if err := ctx.Err(); err != nil {
+		return &storage.Error{Op: op, Key: key, Err: err}
+	}
+	return nil
+}
+
 // Put implements storage.Backend.
 func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx, "put", key); err != nil {
 		return err
 	}
 	bk, err := b.bucket("put", key)
@@ -77,8 +89,12 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 	if int64(len(data)) != size {
 		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient, Status: 400, Err: fmt.Errorf("body has %d bytes, want %d", len(data), size)}
 	}
+	if err := ctxErr(ctx, "put", key); err != nil {
+		return err
+	}
+	sum := md5.Sum(data)
 	bk.mu.Lock()
-	bk.objects[key] = object{data: data, modified: time.Now()}
+	bk.objects[key] = object{data: data, modified: time.Now(), etag: `"` + hex.EncodeToString(sum[:]) + `"`}
 	bk.mu.Unlock()
 	return nil
 }
@@ -93,7 +109,7 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 }
 
 func (b *Backend) get(ctx context.Context, op, key string) (object, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx, op, key); err != nil {
 		return object{}, err
 	}
 	bk, err := b.bucket(op, key)
@@ -115,12 +131,12 @@ func (b *Backend) Head(ctx context.Context, key string) (storage.ObjectInfo, err
 	if err != nil {
 		return storage.ObjectInfo{}, err
 	}
-	return storage.ObjectInfo{Key: key, Size: int64(len(o.data)), Modified: o.modified}, nil
+	return storage.ObjectInfo{Key: key, Size: int64(len(o.data)), Modified: o.modified, ETag: o.etag}, nil
 }
 
 // List implements storage.Backend, in key order.
 func (b *Backend) List(ctx context.Context, prefix string, fn func(storage.ObjectInfo) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx, "list", prefix); err != nil {
 		return err
 	}
 	bk, err := b.bucket("list", prefix)
@@ -131,12 +147,15 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(storage.Objec
 	var infos []storage.ObjectInfo
 	for k, o := range bk.objects {
 		if strings.HasPrefix(k, prefix) {
-			infos = append(infos, storage.ObjectInfo{Key: k, Size: int64(len(o.data)), Modified: o.modified})
+			infos = append(infos, storage.ObjectInfo{Key: k, Size: int64(len(o.data)), Modified: o.modified, ETag: o.etag})
 		}
 	}
 	bk.mu.RUnlock()
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Key < infos[j].Key })
 	for _, oi := range infos {
+		if err := ctxErr(ctx, "list", prefix); err != nil {
+			return err
+		}
 		if err := fn(oi); err != nil {
 			return err
 		}
@@ -146,7 +165,7 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(storage.Objec
 
 // Delete implements storage.Backend.
 func (b *Backend) Delete(ctx context.Context, key string) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx, "delete", key); err != nil {
 		return err
 	}
 	bk, err := b.bucket("delete", key)
@@ -161,7 +180,7 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 
 // BucketExists implements storage.Backend.
 func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx, "head bucket", ""); err != nil {
 		return false, err
 	}
 	bucketsMu.Lock()
@@ -171,7 +190,7 @@ func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
 
 // CreateBucket implements storage.Backend.
 func (b *Backend) CreateBucket(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx, "create bucket", ""); err != nil {
 		return err
 	}
 	New(b.name, true)

@@ -40,7 +40,14 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 	}
 	if o.Endpoint != "" {
 		u, err := url.Parse(o.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if err != nil {
+			// The parse error quotes the URL, which may hold a password.
+			return nil, errors.New("bad endpoint: not a URL; use http://host:port or https://host")
+		}
+		if u.User != nil {
+			return nil, fmt.Errorf("bad endpoint %q: no user or password in it; credentials come from the AWS chain", u.Redacted())
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("bad endpoint %q: use http://host:port or https://host", o.Endpoint)
 		}
 	}
@@ -186,10 +193,10 @@ func mapErr(op, key string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
 	e := &storage.Error{Op: op, Key: key, Err: err}
+	if errors.Is(err, context.Canceled) {
+		return e // Classify finds the cancellation in the chain
+	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		e.Status = re.HTTPStatusCode()
@@ -211,11 +218,34 @@ func mapErr(op, key string, err error) error {
 	}
 	if e.Status == 0 && isCredentialsError(err) {
 		e.Class = storage.ClassAccessDenied
-		e.Err = fmt.Errorf("no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or --profile (%w)", err)
+		e.Err = &credentialsError{err: err}
 	}
 	return e
 }
 
+// credentialsError says in one line what to do when the credential chain
+// found nothing; the SDK's long account of each provider it tried stays in
+// the chain, for errors.As, but out of the message.
+type credentialsError struct{ err error }
+
+func (e *credentialsError) Error() string {
+	msg := "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or --profile"
+	// The usual case, nothing configured, ends at the EC2 role provider;
+	// anything else (an expired SSO session, a broken profile) is named.
+	detail := e.err.Error()
+	if strings.Contains(detail, "no EC2 IMDS role found") || strings.Contains(detail, "static credentials are empty") {
+		return msg
+	}
+	if _, after, ok := strings.Cut(detail, "get credentials: "); ok {
+		detail = after
+	}
+	return msg + " (" + strings.Join(strings.Fields(detail), " ") + ")"
+}
+
+func (e *credentialsError) Unwrap() error { return e.err }
+
+// isCredentialsError reports whether err is the SDK failing to find
+// credentials; the SDK has no exported type for it, only its messages.
 func isCredentialsError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "failed to retrieve credentials") || strings.Contains(msg, "failed to refresh cached credentials") ||

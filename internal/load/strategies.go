@@ -1,0 +1,275 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/storage"
+)
+
+// Strategy names, in the order seed 003 took its steps.
+const (
+	SDKDefault       = "sdk-default"
+	SingleRequest    = "single-request"
+	ReusedConnection = "reused-connection"
+	ParallelRequests = "parallel"
+	HTTP2            = "http2"
+)
+
+// StrategySpec is one way of moving N objects: the connection strategy,
+// upload style, client lifetime and requests in flight.
+type StrategySpec struct {
+	Name    string
+	Conn    nettrace.Strategy
+	Upload  storage.UploadStyle
+	Clients ClientMode
+	// Concurrency is the requests in flight; 0 means all objects at once.
+	Concurrency int
+	// Description says what the strategy stands for, for --help and notes.
+	Description string
+}
+
+// Strategies returns the five strategies. sdkUpload is the provider's
+// default upload path (GCS: a resumable session of two requests).
+func Strategies(sdkUpload storage.UploadStyle, parallel int) []StrategySpec {
+	return []StrategySpec{
+		{SDKDefault, nettrace.Fresh, sdkUpload, PerOp, 1, "a new SDK client per object, the SDK's default upload, no connection reuse"},
+		{SingleRequest, nettrace.Fresh, storage.UploadSingle, PerWorker, 1, "one request per object, a new connection each"},
+		{ReusedConnection, nettrace.Pooled, storage.UploadSingle, PerWorker, 1, "one request per object, sequential, one keep-alive connection"},
+		{ParallelRequests, nettrace.Pooled, storage.UploadSingle, Shared, parallel, fmt.Sprintf("%d requests in flight over an HTTP/1.1 pool", parallel)},
+		{HTTP2, nettrace.H2, storage.UploadSingle, Shared, 0, "every object a concurrent stream over one HTTP/2 connection"},
+	}
+}
+
+// StrategyResult is one row of the strategies table.
+type StrategyResult struct {
+	Spec          StrategySpec
+	Op            string
+	Objects       int
+	Size          int64
+	Wall          time.Duration
+	Count, Errors int64
+	ErrorsByClass map[string]int64
+	P50, P99      time.Duration
+	Connections   int64
+	TLSHandshakes int64
+	Requests      int64
+	// RTT is the round trip used to express phases in round trips.
+	RTT time.Duration
+	// PhaseMean is the mean time per successful object in each phase.
+	PhaseMean [nettrace.NumPhases]time.Duration
+	// Protocols seen, e.g. {"h2": 50}.
+	Protocols map[string]int64
+	// First and Later are the mean phases of each worker's first request
+	// and of the later ones (seed 000's table), with their totals.
+	First, Later           [nettrace.NumPhases]time.Duration
+	FirstTotal, LaterTotal time.Duration
+	FirstN, LaterN         int64
+	Available              bool
+	Reason                 string
+	FirstError             string
+}
+
+// RTTs expresses phase p in round trips per object.
+func (r *StrategyResult) RTTs(p nettrace.Phase) float64 {
+	if r.RTT <= 0 {
+		return 0
+	}
+	return float64(r.PhaseMean[p]) / float64(r.RTT)
+}
+
+// sampleTotals accumulates what the table needs beyond the histograms.
+type sampleTotals struct {
+	mu                     sync.Mutex
+	n                      int64
+	phases                 [nettrace.NumPhases]time.Duration
+	minConnect, minWait    time.Duration
+	protos                 map[string]int64
+	first, later           [nettrace.NumPhases]time.Duration
+	firstTotal, laterTotal time.Duration
+	firstN, laterN         int64
+}
+
+func (t *sampleTotals) add(s *nettrace.Sample) {
+	if !s.OK() {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n++
+	for i, d := range s.Phases {
+		t.phases[i] += d
+	}
+	if c := s.Phases[nettrace.Connect]; c > 0 && (t.minConnect == 0 || c < t.minConnect) {
+		t.minConnect = c
+	}
+	if w := s.Phases[nettrace.Wait]; w > 0 && (t.minWait == 0 || w < t.minWait) {
+		t.minWait = w
+	}
+	if t.protos == nil {
+		t.protos = map[string]int64{}
+	}
+	t.protos[s.Proto]++
+	if s.Seq == 0 {
+		t.firstN++
+		t.firstTotal += s.Total()
+		for i, d := range s.Phases {
+			t.first[i] += d
+		}
+	} else {
+		t.laterN++
+		t.laterTotal += s.Total()
+		for i, d := range s.Phases {
+			t.later[i] += d
+		}
+	}
+}
+
+// StrategyRun measures the strategies on one target.
+type StrategyRun struct {
+	// NewClient makes a cold client for a strategy.
+	NewClient func(spec StrategySpec) ClientFactory
+	Timeout   time.Duration
+	Setup     storage.Backend
+	Prefix    string
+	Objects   int
+	Size      int64
+	// RTT, when known (the lab), is used instead of the measured one.
+	RTT time.Duration
+	// Keys to download instead of the uploaded objects (--keys-from).
+	Keys []string
+	// Progress, when set, is told each row as it starts.
+	Progress func(op string, spec StrategySpec)
+	Written  KeySet
+}
+
+// Run uploads then downloads the objects with every strategy.
+func (sr *StrategyRun) Run(ctx context.Context, specs []StrategySpec) ([]*StrategyResult, error) {
+	payload := (&Session{}).payload(sr.Size)
+	var results []*StrategyResult
+	var readable []string // keys some upload strategy wrote
+	for _, spec := range specs {
+		keys := make([]string, sr.Objects)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("%sstrategies/%s/%d", sr.Prefix, spec.Name, i)
+		}
+		do := func(ctx context.Context, b storage.Backend, key string) error {
+			sr.Written.Add(key)
+			return b.Put(ctx, key, newReader(payload), sr.Size)
+		}
+		res, err := sr.runOne(ctx, spec, "put", keys, do)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, res)
+		if res.Errors == 0 && readable == nil {
+			readable = keys
+		}
+		if ctx.Err() != nil {
+			return results, ctx.Err()
+		}
+	}
+	if len(sr.Keys) > 0 {
+		readable = sr.Keys
+	}
+	for _, spec := range specs {
+		if readable == nil {
+			results = append(results, &StrategyResult{Spec: spec, Op: "get", Objects: sr.Objects, Size: sr.Size,
+				Reason: "no object to download: every upload failed (name some with --keys-from)"})
+			continue
+		}
+		keys := readable
+		do := func(ctx context.Context, b storage.Backend, key string) error {
+			_, err := b.Get(ctx, key, discard{})
+			return err
+		}
+		res, err := sr.runOne(ctx, spec, "get", keys, do)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, res)
+		if ctx.Err() != nil {
+			return results, ctx.Err()
+		}
+	}
+	return results, nil
+}
+
+func (sr *StrategyRun) runOne(ctx context.Context, spec StrategySpec, op string, keys []string, do DoFunc) (*StrategyResult, error) {
+	if sr.Progress != nil {
+		sr.Progress(op, spec)
+	}
+	conc := spec.Concurrency
+	if conc <= 0 {
+		conc = len(keys)
+	}
+	var totals sampleTotals
+	r := &Runner{NewClient: sr.NewClient(spec), Timeout: sr.Timeout, OnSample: totals.add}
+	st := &Step{Workload: "strategies", Op: op, Size: sr.Size, Concurrency: min(conc, len(keys)), Requests: len(keys),
+		Clients: spec.Clients, Key: func(i int) string { return keys[i%len(keys)] }, Do: do}
+	res, err := r.Run(ctx, st)
+	if err != nil {
+		return &StrategyResult{Spec: spec, Op: op, Objects: len(keys), Size: sr.Size, Reason: err.Error()}, nil
+	}
+	sum := res.Summary
+	out := &StrategyResult{
+		Spec: spec, Op: op, Objects: len(keys), Size: sr.Size, Wall: res.Wall,
+		Count: sum.Count, Errors: sum.Errors, ErrorsByClass: sum.ErrorsByClass,
+		P50: ms(sum.Total.P50), P99: ms(sum.Total.P99),
+		Connections: res.Connections, TLSHandshakes: res.TLSHandshakes, Requests: sum.Requests,
+		Protocols: totals.protos, Available: sum.Count > 0, FirstError: res.FirstError,
+		FirstN: totals.firstN, LaterN: totals.laterN,
+	}
+	if totals.n > 0 {
+		for i := range out.PhaseMean {
+			out.PhaseMean[i] = totals.phases[i] / time.Duration(totals.n)
+		}
+	}
+	if totals.firstN > 0 {
+		out.FirstTotal = totals.firstTotal / time.Duration(totals.firstN)
+		for i := range out.First {
+			out.First[i] = totals.first[i] / time.Duration(totals.firstN)
+		}
+	}
+	if totals.laterN > 0 {
+		out.LaterTotal = totals.laterTotal / time.Duration(totals.laterN)
+		for i := range out.Later {
+			out.Later[i] = totals.later[i] / time.Duration(totals.laterN)
+		}
+	}
+	// A TCP handshake is one round trip: the fastest connect is the best
+	// estimate of the path's RTT; without new connections, the fastest wait.
+	switch {
+	case sr.RTT > 0:
+		out.RTT = sr.RTT
+	case totals.minConnect > 0:
+		out.RTT = totals.minConnect
+	default:
+		out.RTT = totals.minWait
+	}
+	if !out.Available {
+		out.Reason = "failed"
+		if len(sum.ErrorsByClass) > 0 {
+			classes := make([]string, 0, len(sum.ErrorsByClass))
+			for c := range sum.ErrorsByClass {
+				classes = append(classes, c)
+			}
+			slices.Sort(classes)
+			out.Reason = fmt.Sprintf("every request failed (%s): %s", classes[0], res.FirstError)
+		}
+	}
+	if spec.Name == HTTP2 && out.Available && out.Protocols["h2"] == 0 {
+		out.Available, out.Reason = false, "HTTP/2 not offered by the endpoint"
+	}
+	return out, nil
+}
+
+func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
