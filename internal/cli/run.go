@@ -3,58 +3,45 @@ package cli
 import (
 	"context"
 	"crypto/rand"
-	"crypto/tls"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/storage"
-	"github.com/objbench/objbench/internal/storage/providers"
-	"github.com/objbench/objbench/internal/storage/s3"
 )
 
 // runFlags are the raw flag values of `objbench run`.
 type runFlags struct {
-	endpoint, region, profile string
-	conn                      string
-	expectContinue            bool
-	workloads                 string
-	objects                   int
-	objectSize                string
-	gets                      int
-	latencyConcurrency        int
-	opSizes                   string
-	opCount                   int
-	sizes                     string
-	sizeCount                 int
-	levels                    string
-	levelSize                 string
-	requests                  int
-	duration                  time.Duration
-	timeout                   time.Duration
-	maxAttempts               int
-	jsonOut                   bool
-	output                    string
-	prefix                    string
-	force, createBucket       bool
-	upload                    string
-	partSize                  string
-	partConcurrency           int
-	quiet                     bool
-	lab                       labFlags
+	targetFlags
+	conn               string
+	expectContinue     bool
+	workloads          string
+	objects            int
+	objectSize         string
+	gets               int
+	latencyConcurrency int
+	opSizes            string
+	opCount            int
+	sizes              string
+	sizeCount          int
+	levels             string
+	levelSize          string
+	requests           int
+	duration           time.Duration
+	maxAttempts        int
+	jsonOut            bool
+	output             string
+	quiet              bool
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -107,20 +94,11 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 			if len(args) == 1 {
 				target = args[0]
 			}
-			if isLabTarget(target) {
-				if f.endpoint != "" {
-					return usagef("--endpoint needs a TARGET such as s3://bucket; the lab has its own endpoint")
-				}
-			} else if ch := f.lab.changed(cmd.Flags()); len(ch) > 0 {
-				return usagef("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(ch, ", "), target)
-			}
-			return runRun(cmd.Context(), target, &f, stdout, stderr)
+			return runRun(cmd.Context(), target, &f, cmd.Flags(), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.endpoint, "endpoint", "", "S3 endpoint URL for S3-compatible servers (MinIO, …); enables path-style addressing")
-	fl.StringVar(&f.region, "region", "", "region (default: from the AWS config chain, else us-east-1)")
-	fl.StringVar(&f.profile, "profile", "", "AWS shared-config profile")
+	f.targetFlags.register(fl)
 	fl.StringVar(&f.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2, h2c on plain HTTP)")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads (costs one round trip)")
 	fl.StringVar(&f.workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
@@ -136,18 +114,10 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.StringVar(&f.levelSize, "concurrency-size", load.FormatSize(d.LevelSize), "concurrency: object size")
 	fl.IntVar(&f.requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
 	fl.DurationVar(&f.duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on each request, including connecting")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 JSON document instead of tables")
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
-	fl.StringVar(&f.prefix, "prefix", "", "write under this prefix (inside the target's) instead of objbench/<run-id>/")
-	fl.BoolVar(&f.force, "force", false, "write into a non-empty prefix (objects already there are never deleted, but one named like an objbench key is overwritten)")
-	fl.BoolVar(&f.createBucket, "create-bucket", false, "create the bucket if it does not exist (it is left in place)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
-	fl.StringVar(&f.upload, "upload", "auto", "upload style: auto (the SDK's default for the size), single (one request), resumable (GCS session + data), multipart (S3 multipart, Azure blocks)")
-	fl.StringVar(&f.partSize, "part-size", "", "part or chunk size for multipart and chunked uploads (default: the SDK's)")
-	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "parts in flight per multipart upload (default: the SDK's)")
-	f.lab.register(fl, true)
 	return cmd
 }
 
@@ -183,8 +153,8 @@ func (f *runFlags) options() (load.Options, error) {
 	if f.requests < 0 {
 		return o, usagef("--requests must be positive (or 0 for the defaults), got %d", f.requests)
 	}
-	if f.duration < 0 || f.timeout <= 0 {
-		return o, usagef("--duration and --timeout must be positive")
+	if f.duration < 0 {
+		return o, usagef("--duration must not be negative")
 	}
 	o.PoolObjects, o.Gets, o.LatencyConcurrency, o.OpCount, o.SizeCount = f.objects, f.gets, f.latencyConcurrency, f.opCount, f.sizeCount
 	o.Requests, o.Duration = f.requests, f.duration
@@ -203,17 +173,10 @@ func (f *runFlags) options() (load.Options, error) {
 	if o.LevelSize, err = load.ParseSize(f.levelSize); err != nil {
 		return o, usagef("--concurrency-size: %w", err)
 	}
-	if f.prefix != "" {
-		for _, seg := range strings.Split(f.prefix, "/") {
-			if seg == ".." || seg == "." {
-				return o, usagef("--prefix %q may not contain %q segments", f.prefix, seg)
-			}
-		}
-	}
 	return o, nil
 }
 
-func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr io.Writer) error {
+func runRun(ctx context.Context, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -222,99 +185,19 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 	if err != nil {
 		return usagef("--conn: %w", err)
 	}
-	sopts := storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, MaxAttempts: f.maxAttempts}
-	if sopts.Upload, err = storage.ParseUploadStyle(f.upload); err != nil {
-		return usagef("--upload: %w", err)
-	}
-	if f.partSize != "" {
-		if sopts.PartSize, err = load.ParseSize(f.partSize); err != nil || sopts.PartSize == 0 {
-			return usagef("--part-size %q: use a size such as 8MiB", f.partSize)
-		}
-	}
-	if f.partConcurrency < 0 {
-		return usagef("--part-concurrency must be positive")
-	}
-	sopts.PartConcurrency = f.partConcurrency
 	runID := newRunID()
 	started := time.Now()
-
-	// Where to run: a real target, or the embedded lab.
-	var (
-		target   storage.Target
-		labInfo  *report.LabInfo
-		endpoint = f.endpoint
-	)
-	transportCfg := nettrace.Config{Strategy: strategy, ExpectContinue: f.expectContinue, Timeout: f.timeout}
-	if isLabTarget(rawTarget) {
-		api := f.lab.api
-		if !slices.Contains(lab.APIs, api) {
-			return usagef("--lab-api %q: use s3, gcs or azure", api)
-		}
-		l, err := f.lab.start(ctx, []string{api}, labProfile(rawTarget))
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		target, endpoint, labInfo = l.Target(api), l.Endpoint(api), l.Info(api)
-		sopts.Endpoint, sopts.Credentials, sopts.Region = endpoint, l.Credentials(api), "us-east-1"
-		f.createBucket = true // the lab's Azurite starts empty
-		transportCfg.TLS, transportCfg.HandshakeDelay = l.ClientTLS(), l.HandshakeDelay()
-	} else {
-		if target, err = storage.ParseTarget(rawTarget); err != nil {
-			return usageError{err}
-		}
-		if !slices.Contains(providers.SchemeNames(), target.Scheme) {
-			return usagef("unknown scheme %q in %q: supported are %s", target.Scheme, rawTarget, strings.Join(providers.Schemes(), ", "))
-		}
-		if target.Scheme == "s3" {
-			roots, err := s3.RootCAs()
-			if err != nil {
-				return err
-			}
-			if roots != nil {
-				transportCfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-			}
-		}
-	}
-
-	if err := checkUploadStyle(sopts.Upload, target.Scheme); err != nil {
-		return err
-	}
-	clientWith := func(ctx context.Context, attempts int) (*load.Client, error) {
-		tr := nettrace.NewTransport(transportCfg)
-		o := sopts
-		o.HTTPClient, o.MaxAttempts = tr.Client(), attempts
-		b, err := providers.Open(ctx, target, o)
-		if err != nil {
-			return nil, err
-		}
-		return &load.Client{Backend: b, Transport: tr}, nil
-	}
-	newClient := func(ctx context.Context) (*load.Client, error) { return clientWith(ctx, f.maxAttempts) }
-	// The setup client (bucket check, pool, cleanup) is not measured: it
-	// retries what the network or a faulty lab throws at it.
-	setup, err := clientWith(ctx, 1)
+	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, runID)
 	if err != nil {
 		return err
 	}
-	defer setup.Close()
-	setup.Backend = storage.WithRetries(setup.Backend, setupAttempts, setupWaits, f.timeout)
-	if err := checkBucket(ctx, setup.Backend, target, endpoint, f); err != nil {
-		return err
-	}
-	prefix := target.Prefix + "objbench/" + runID + "/"
-	if f.prefix != "" {
-		prefix = target.Prefix + strings.Trim(f.prefix, "/") + "/"
-	}
-	keep, err := checkPrefix(ctx, setup.Backend, target, prefix, f.force, f.timeout)
-	if err != nil {
-		return err
-	}
+	defer env.Close()
+	newClient := env.factory(strategy, f.expectContinue, env.sopts.Upload, f.maxAttempts)
 
 	doc := &report.Document{
 		Schema: report.Schema, RunID: runID,
-		Target:    report.TargetInfo{URL: target.String(), Provider: target.Scheme, Endpoint: endpoint, Region: f.region},
-		Lab:       labInfo,
+		Target:    env.info(),
+		Lab:       env.labInfo,
 		StartedAt: started.UTC().Format(time.RFC3339),
 		Client:    clientInfo(),
 		Options:   f.asMap(strategy),
@@ -322,10 +205,10 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update},
-		Setup:  setup.Backend,
-		Prefix: prefix,
+		Setup:  env.setup.Backend,
+		Prefix: env.prefix,
 		Opts:   opts,
-		Keep:   keep,
+		Keep:   env.keep,
 		BeforeStep: func(i, n int, st *load.Step) {
 			progress.step(i, n)
 		},
@@ -358,95 +241,6 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, stdout, stderr i
 		return runErr
 	}
 	return nil
-}
-
-// checkUploadStyle refuses a style the provider does not have.
-func checkUploadStyle(u storage.UploadStyle, scheme string) error {
-	switch {
-	case u == storage.UploadResumable && scheme != "gs":
-		return usagef("--upload resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
-	case u == storage.UploadMultipart && scheme == "gs":
-		return usagef("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
-	}
-	return nil
-}
-
-func isLabTarget(t string) bool { return t == "" || t == "lab" || strings.HasPrefix(t, "lab:") }
-
-// labProfile is PROFILE in lab[:PROFILE].
-func labProfile(t string) string { return strings.TrimPrefix(strings.TrimPrefix(t, "lab"), ":") }
-
-// setupAttempts bounds the unmeasured client's tries per operation, of
-// which at most setupWaits may time out.
-const (
-	setupAttempts = 10
-	setupWaits    = 3
-)
-
-// checkBucket turns the first contact with the service into one clear line.
-func checkBucket(ctx context.Context, b storage.Backend, t storage.Target, endpoint string, f *runFlags) error {
-	cctx := ctx
-	where := endpoint
-	if where == "" {
-		where = "the " + t.Scheme + " service"
-	}
-	exists, err := b.BucketExists(cctx)
-	if err != nil {
-		return describe(err, t, where, f.timeout)
-	}
-	if exists {
-		return nil
-	}
-	if !f.createBucket {
-		return fmt.Errorf("bucket %q does not exist at %s: create it, or pass --create-bucket", t.Bucket, where)
-	}
-	if err := b.CreateBucket(cctx); err != nil {
-		return fmt.Errorf("create bucket %q: %w", t.Bucket, describe(err, t, where, f.timeout))
-	}
-	return nil
-}
-
-// describe explains a first-contact failure by its class.
-func describe(err error, t storage.Target, where string, timeout time.Duration) error {
-	switch storage.Classify(err) {
-	case storage.ClassCanceled:
-		return err
-	case storage.ClassTimeout:
-		return fmt.Errorf("%s did not answer within %d tries of %s (--timeout): %w", where, setupWaits, timeout, err)
-	case storage.ClassReset:
-		return fmt.Errorf("cannot connect to %s: %w", where, err)
-	case storage.ClassAccessDenied:
-		return fmt.Errorf("access to bucket %q denied: check the credentials and their permissions: %w", t.Bucket, err)
-	}
-	return fmt.Errorf("bucket %q at %s: %w", t.Bucket, where, err)
-}
-
-// checkPrefix refuses a non-empty prefix unless forced, and then returns the
-// keys already there so that cleanup never deletes them.
-func checkPrefix(ctx context.Context, b storage.Backend, t storage.Target, prefix string, force bool, timeout time.Duration) (map[string]bool, error) {
-	const maxKeep = 1_000_000
-	cctx := ctx
-	keep := map[string]bool{}
-	errFull := errors.New("listing stopped")
-	err := b.List(cctx, prefix, func(oi storage.ObjectInfo) error {
-		if !force {
-			return errFull
-		}
-		keep[oi.Key] = true
-		if len(keep) >= maxKeep {
-			return errFull
-		}
-		return nil
-	})
-	switch {
-	case errors.Is(err, errFull) && !force:
-		return nil, fmt.Errorf("prefix %s/%s is not empty: objbench writes only into an empty prefix; pass --force to write there anyway", t.Scheme+"://"+t.Bucket, prefix)
-	case errors.Is(err, errFull):
-		return nil, fmt.Errorf("prefix %s is too large to protect (over %d objects); use another --prefix", prefix, maxKeep)
-	case err != nil:
-		return nil, fmt.Errorf("list %s: %w", prefix, err)
-	}
-	return keep, nil
 }
 
 func writeOutput(doc *report.Document, asJSON bool, path string, stdout io.Writer) error {
