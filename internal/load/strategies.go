@@ -262,8 +262,11 @@ func (sr *StrategyRun) runOne(ctx context.Context, spec StrategySpec, op string,
 			out.Reason = fmt.Sprintf("every request failed (%s): %s", classes[0], res.FirstError)
 		}
 	}
-	if spec.Name == HTTP2 && out.Available && out.Protocols["h2"] == 0 {
+	switch {
+	case spec.Name == HTTP2 && out.Available && out.Protocols["h2"] == 0:
 		out.Available, out.Reason = false, "HTTP/2 not offered by the endpoint"
+	case spec.Name == HTTP2 && !out.Available:
+		out.Reason = "HTTP/2 not offered by the endpoint (" + res.FirstError + ")"
 	}
 	return out, nil
 }

@@ -102,6 +102,9 @@ func NewTransport(cfg Config) *Transport {
 		base.Protocols = &p
 		base.ForceAttemptHTTP2 = true
 		tlsCfg.NextProtos = []string{"h2"}
+		// One connection carries every stream: without this bound, requests
+		// that start together before the first connection is up each dial.
+		base.MaxConnsPerHost = 1
 	default:
 		tlsCfg.NextProtos = []string{"http/1.1"}
 	}
