@@ -86,7 +86,7 @@ With no target it runs on an embedded S3-compatible server, so it needs no accou
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(stdout, stderr), newLabCmd(stdout, stderr), newStrategiesCmd(stdout, stderr))
+	root.AddCommand(newRunCmd(stdout, stderr), newLabCmd(stdout, stderr), newStrategiesCmd(stdout, stderr), newIdleTimeoutCmd(stdout, stderr))
 	return root
 }
 

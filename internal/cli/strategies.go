@@ -25,6 +25,7 @@ type strategiesFlags struct {
 	parallel       int
 	expectContinue bool
 	keysFrom       string
+	ops            string
 	jsonOut        bool
 	output         string
 	quiet          bool
@@ -79,6 +80,7 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
 	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (seed 003: 50 empty and 75 small files)")
 	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads (one more round trip each)")
+	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
 	fl.StringVar(&f.keysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
 	fl.BoolVar(&f.jsonOut, "json", false, `print {"schema": "objbench/v1", "strategies": [...]}`)
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
@@ -93,6 +95,14 @@ func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs
 	sizes, err := load.ParseSizes(f.sizes)
 	if err != nil {
 		return usagef("--size: %w", err)
+	}
+	skipDownloads := false
+	switch strings.ReplaceAll(f.ops, " ", "") {
+	case "put,get", "get,put", "get":
+	case "put":
+		skipDownloads = true
+	default:
+		return usagef("--ops %q: use put, get or put,get", f.ops)
 	}
 	var keys []string
 	if f.keysFrom != "" {
@@ -133,7 +143,7 @@ func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs
 				return env.factory(spec.Conn, f.expectContinue, spec.Upload, 1)
 			},
 			Timeout: f.timeout, Setup: env.setup.Backend, Prefix: fmt.Sprintf("%s%s/", env.prefix, load.FormatSize(size)),
-			Objects: f.objects, Size: size, RTT: labRTT, Keys: keys,
+			Objects: f.objects, Size: size, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
 			Progress: func(op string, spec load.StrategySpec) {
 				if progressOn {
 					fmt.Fprintf(stderr, "\r%-60s", fmt.Sprintf("%s %d × %s: %s", op, f.objects, load.FormatSize(size), spec.Name))

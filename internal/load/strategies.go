@@ -142,6 +142,8 @@ type StrategyRun struct {
 	RTT time.Duration
 	// Keys to download instead of the uploaded objects (--keys-from).
 	Keys []string
+	// SkipDownloads measures uploads only.
+	SkipDownloads bool
 	// Progress, when set, is told each row as it starts.
 	Progress func(op string, spec StrategySpec)
 	Written  KeySet
@@ -177,6 +179,9 @@ func (sr *StrategyRun) Run(ctx context.Context, specs []StrategySpec) ([]*Strate
 		readable = sr.Keys
 	}
 	for _, spec := range specs {
+		if sr.SkipDownloads {
+			break
+		}
 		if readable == nil {
 			results = append(results, &StrategyResult{Spec: spec, Op: "get", Objects: sr.Objects, Size: sr.Size,
 				Reason: "no object to download: every upload failed (name some with --keys-from)"})

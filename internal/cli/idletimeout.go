@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/load"
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/report"
+)
+
+type idleFlags struct {
+	targetFlags
+	min, max         time.Duration
+	perRound, rounds int
+	jsonOut, quiet   bool
+}
+
+func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f idleFlags
+	cmd := &cobra.Command{
+		Use:   "idle-timeout [TARGET]",
+		Short: "Find after how long idle the server (or anything between) drops a keep-alive connection",
+		Long: `idle-timeout opens connections, leaves each idle for a different time, and checks
+whether the next request reuses it. Each round runs --probes probes at once and narrows
+the bracket between the longest idle that survived and the shortest that was dropped;
+probes longer than a dropped one stop early, so a round lasts about as long as the
+timeout. A dropped connection costs the next request a new TCP (and TLS) handshake:
+seed 004's surprise. The probe request is a bucket HEAD: nothing is written.`,
+		Example: `  objbench idle-timeout s3://my-bucket
+  objbench idle-timeout gs://my-bucket --min 2s --max 10m
+  objbench idle-timeout lab --idle-timeout 5s --max 20s`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("idle-timeout takes at most one TARGET, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target := ""
+			if len(args) == 1 {
+				target = args[0]
+			}
+			return runIdleTimeout(cmd.Context(), target, &f, cmd.Flags(), stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	f.targetFlags.register(fl)
+	fl.DurationVar(&f.min, "min", time.Second, "shortest idle time probed")
+	fl.DurationVar(&f.max, "max", 120*time.Second, "longest idle time probed")
+	fl.IntVar(&f.perRound, "probes", 8, "probes per round, run at once")
+	fl.IntVar(&f.rounds, "rounds", 3, "rounds at most")
+	fl.BoolVar(&f.jsonOut, "json", false, "print the result and every probe as JSON")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	return cmd
+}
+
+func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+	if f.min <= 0 || f.max <= f.min || f.max > 24*time.Hour {
+		return usagef("--min and --max must satisfy 0 < min < max <= 24h")
+	}
+	if f.perRound < 2 || f.perRound > 64 || f.rounds < 1 || f.rounds > 10 {
+		return usagef("--probes must be 2-64 and --rounds 1-10")
+	}
+	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, newRunID())
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	progressOn := !f.quiet && isTerminal(stdout)
+	search := &load.IdleSearch{
+		NewClient: env.factory(nettrace.Pooled, false, env.sopts.Upload, 1),
+		Min:       f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds,
+		Progress: func(round int, idles []time.Duration) {
+			if progressOn {
+				fmt.Fprintf(stderr, "\rround %d: probing %s … %s idle%20s", round, idles[0], idles[len(idles)-1], "")
+			}
+		},
+	}
+	res, err := search.Run(ctx)
+	if progressOn {
+		fmt.Fprintf(stderr, "\r%70s\r", "")
+	}
+	if err != nil && len(res.Probes) == 0 {
+		return err
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		type probe struct {
+			Round   int     `json:"round"`
+			IdleS   float64 `json:"idle_s"`
+			Reused  bool    `json:"reused"`
+			Skipped bool    `json:"skipped,omitempty"`
+			Err     string  `json:"error,omitempty"`
+		}
+		out := struct {
+			Schema   string            `json:"schema"`
+			Target   report.TargetInfo `json:"target"`
+			Lab      *report.LabInfo   `json:"lab,omitempty"`
+			Found    bool              `json:"found"`
+			TimeoutS float64           `json:"idle_timeout_s"`
+			LowerS   float64           `json:"lower_s"`
+			UpperS   float64           `json:"upper_s"`
+			WallS    float64           `json:"wall_s"`
+			Probes   []probe           `json:"probes"`
+		}{Schema: report.Schema, Target: env.info(), Lab: env.labInfo, Found: res.Upper > 0,
+			TimeoutS: res.Estimate().Seconds(), LowerS: res.Lower.Seconds(), UpperS: res.Upper.Seconds(), WallS: res.Wall.Seconds()}
+		for _, p := range res.Probes {
+			out.Probes = append(out.Probes, probe{p.Round, p.Idle.Seconds(), p.Reused, p.Skipped, p.Err})
+		}
+		if werr := enc.Encode(out); werr != nil {
+			return werr
+		}
+	} else {
+		where := env.endpoint
+		if where == "" {
+			where = env.target.String()
+		}
+		switch {
+		case res.Upper == 0:
+			fmt.Fprintf(stdout, "no idle timeout found at %s: a connection idle for %s was still reused\n", where, f.max)
+		case res.Lower == 0:
+			fmt.Fprintf(stdout, "%s drops idle connections after less than %s (the shortest probe)\n", where, res.Upper)
+		default:
+			fmt.Fprintf(stdout, "%s drops keep-alive connections idle for between %s and %s: about %.1f s\n",
+				where, res.Lower.Round(time.Millisecond), res.Upper.Round(time.Millisecond), res.Estimate().Seconds())
+		}
+		fmt.Fprintf(stdout, "%d probes in %.1f s\n\nround   idle s  next request\n", len(res.Probes), res.Wall.Seconds())
+		for _, p := range res.Probes {
+			what := "reused the connection"
+			switch {
+			case p.Err != "":
+				what = "error: " + oneLine(p.Err)
+			case p.Skipped:
+				what = "skipped (a shorter idle was already dropped)"
+			case !p.Reused:
+				what = "opened a new connection (dropped)"
+			}
+			fmt.Fprintf(stdout, "%5d  %7.2f  %s\n", p.Round, p.Idle.Seconds(), what)
+		}
+	}
+	return err
+}
