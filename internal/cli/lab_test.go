@@ -87,6 +87,9 @@ func TestLabServesAnyClient(t *testing.T) {
 }
 
 func TestLabCheckJSON(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	t.Parallel()
 	code, out, errOut := runCLI(t, context.Background(), "lab", "check", "--rtt", "40ms", "--samples", "3", "--json")
 	var doc struct {
@@ -124,6 +127,9 @@ func TestLabCheckJSON(t *testing.T) {
 }
 
 func TestLabCheckText(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	t.Parallel()
 	code, out, errOut := runCLI(t, context.Background(), "lab", "check", "--rtt", "20ms", "--samples", "3", "--tls")
 	sc := bufio.NewScanner(strings.NewReader(out))

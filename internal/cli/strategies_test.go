@@ -48,6 +48,9 @@ func runStrategiesJSON(t *testing.T, args ...string) stratDoc {
 // cross-region with TLS, 50 empty uploads. Each strategy's wall time and
 // per-phase round trips against the link model.
 func TestStrategiesRoundTripModel(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	if testing.Short() {
 		t.Skip("40 s of emulated round trips")
 	}
@@ -114,6 +117,9 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 // TestStrategiesS3DefaultIsOneRequest: S3's SDK default is one request per
 // object, so sdk-default costs about what single-request does.
 func TestStrategiesS3DefaultIsOneRequest(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	t.Parallel()
 	d := runStrategiesJSON(t, "lab", "--lab-api", "s3", "--rtt", "30ms", "--size", "0", "--objects", "10", "--ops", "put")
 	var sdk, single float64
@@ -178,6 +184,9 @@ func TestStrategiesOnTestServers(t *testing.T) {
 }
 
 func TestIdleTimeoutOnLab(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	t.Parallel()
 	code, out, errOut := runCLI(t, context.Background(), "idle-timeout", "lab", "--idle-timeout", "3s", "--max", "8s", "--json", "-q")
 	if code != 0 {

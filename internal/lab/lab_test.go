@@ -72,6 +72,9 @@ func find(t *testing.T, rows []CheckRow, casePrefix, phase string) CheckRow {
 // TestRoundTripMath checks the link model at --rtt 40ms within ±15%:
 // connect, TLS (1.3: 1 RTT, 1.2: 2, plain: 0), wait, pooled TTFB and 100-continue.
 func TestRoundTripMath(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	if testing.Short() {
 		t.Skip("timing test")
 	}
@@ -113,6 +116,9 @@ func TestRoundTripMath(t *testing.T) {
 
 // TestBandwidth: a 32 MiB GET at 100 Mbit/s takes 2.68 s ±15% beyond its first byte.
 func TestBandwidth(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	if testing.Short() {
 		t.Skip("timing test")
 	}

@@ -3,6 +3,7 @@
 package s3
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -11,12 +12,16 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/objbench/objbench/internal/storage"
@@ -24,8 +29,11 @@ import (
 
 // Backend is one S3 bucket.
 type Backend struct {
-	client *s3.Client
-	bucket string
+	client   *s3.Client
+	bucket   string
+	upload   storage.UploadStyle
+	partSize int64
+	parts    int
 }
 
 var _ storage.Backend = (*Backend)(nil)
@@ -88,13 +96,104 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		so.ContinueHeaderThresholdBytes = -1
 	})
-	return &Backend{client: client, bucket: t.Bucket}, nil
+	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency}, nil
 }
 
 // Put implements storage.Backend with one PutObject request.
+//
+// Styles: single is one PutObject; auto is the SDK's transfer manager (one
+// request below its multipart threshold, parts above); multipart always
+// uploads parts of the part size, parts at a time, and completes them.
 func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
-	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &b.bucket, Key: &key, Body: body, ContentLength: &size})
+	var err error
+	switch b.upload {
+	case storage.UploadAuto:
+		tm := transfermanager.New(b.client, func(o *transfermanager.Options) {
+			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+			if b.partSize > 0 {
+				o.PartSizeBytes = b.partSize
+			}
+			if b.parts > 0 {
+				o.Concurrency = b.parts
+			}
+		})
+		_, err = tm.UploadObject(ctx, &transfermanager.UploadObjectInput{Bucket: &b.bucket, Key: &key, Body: body})
+	case storage.UploadMultipart:
+		if size == 0 { // an empty object has no part to send
+			_, err = b.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &b.bucket, Key: &key, Body: body, ContentLength: &size})
+			break
+		}
+		err = b.putMultipart(ctx, key, body, size)
+	case storage.UploadResumable:
+		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient,
+			Err: errors.New("no resumable upload on S3: use --upload auto, single or multipart")}
+	default:
+		_, err = b.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &b.bucket, Key: &key, Body: body, ContentLength: &size})
+	}
 	return mapErr("put", key, err)
+}
+
+// putMultipart is S3's multipart upload by hand, so that the part size and
+// the parts in flight are exactly the ones asked for.
+func (b *Backend) putMultipart(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
+	partSize := b.partSize
+	if partSize <= 0 {
+		partSize = 8 << 20
+	}
+	parts := max(b.parts, 1)
+	if b.parts == 0 {
+		parts = 5
+	}
+	up, err := b.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &b.bucket, Key: &key})
+	if err != nil {
+		return err
+	}
+	abort := func() {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_, _ = b.client.AbortMultipartUpload(actx, &s3.AbortMultipartUploadInput{Bucket: &b.bucket, Key: &key, UploadId: up.UploadId})
+	}
+	n := max((size+partSize-1)/partSize, 1)
+	completed := make([]types.CompletedPart, n)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, parts)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for i := range n {
+		buf := make([]byte, min(partSize, size-i*partSize))
+		if _, err := io.ReadFull(body, buf); err != nil {
+			cancel()
+			wg.Wait()
+			abort()
+			return err
+		}
+		num := int32(i + 1)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out, err := b.client.UploadPart(pctx, &s3.UploadPartInput{Bucket: &b.bucket, Key: &key, UploadId: up.UploadId,
+				PartNumber: &num, Body: bytes.NewReader(buf), ContentLength: aws.Int64(int64(len(buf)))})
+			if err != nil {
+				once.Do(func() { first = err; cancel() })
+				return
+			}
+			completed[num-1] = types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(num)}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		abort()
+		return first
+	}
+	_, err = b.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &b.bucket, Key: &key,
+		UploadId: up.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: completed}})
+	if err != nil {
+		abort()
+	}
+	return err
 }
 
 // Get implements storage.Backend, reading the body to its end.
