@@ -90,7 +90,7 @@ func TestLabCheckJSON(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: runs without -race in scripts/test's timing step")
 	}
-	t.Parallel()
+	// Not parallel: a timing test measures alone.
 	code, out, errOut := runCLI(t, context.Background(), "lab", "check", "--rtt", "40ms", "--samples", "3", "--json")
 	var doc struct {
 		Pass     bool `json:"pass"`
@@ -130,7 +130,7 @@ func TestLabCheckText(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: runs without -race in scripts/test's timing step")
 	}
-	t.Parallel()
+	// Not parallel: a timing test measures alone.
 	code, out, errOut := runCLI(t, context.Background(), "lab", "check", "--rtt", "20ms", "--samples", "3", "--tls")
 	sc := bufio.NewScanner(strings.NewReader(out))
 	rows := 0

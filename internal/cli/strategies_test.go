@@ -54,7 +54,7 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("40 s of emulated round trips")
 	}
-	t.Parallel()
+	// Not parallel: a timing test measures alone.
 	d := runStrategiesJSON(t, "lab:cross-region", "--lab-api", "gcs", "--tls", "--size", "0", "--objects", "50", "--ops", "put")
 	// Round trips per strategy for 50 objects, TLS 1.3 (TCP 1 + TLS 1 + request 1 per new connection):
 	// sdk-default: a resumable session on two fresh connections, 6 per object;
@@ -120,7 +120,7 @@ func TestStrategiesS3DefaultIsOneRequest(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: runs without -race in scripts/test's timing step")
 	}
-	t.Parallel()
+	// Not parallel: a timing test measures alone.
 	d := runStrategiesJSON(t, "lab", "--lab-api", "s3", "--rtt", "30ms", "--size", "0", "--objects", "10", "--ops", "put")
 	var sdk, single float64
 	for _, r := range d.Strategies {
@@ -187,7 +187,7 @@ func TestIdleTimeoutOnLab(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: runs without -race in scripts/test's timing step")
 	}
-	t.Parallel()
+	// Not parallel: a timing test measures alone.
 	code, out, errOut := runCLI(t, context.Background(), "idle-timeout", "lab", "--idle-timeout", "3s", "--max", "8s", "--json", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

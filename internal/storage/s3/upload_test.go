@@ -55,7 +55,9 @@ func TestUploadStyles(t *testing.T) {
 				t.Errorf("read back %d bytes, %v", buf.Len(), err)
 			}
 			_ = b.Delete(context.Background(), "styles/"+string(tc.up))
-			storagetest.Run(t, func(t *testing.T) storage.Backend { return openStyle(t, l, tc.up, nettrace.NewTransport(nettrace.Config{})) })
+			storagetest.Run(t, func(t *testing.T) storage.Backend {
+				return openStyle(t, l, tc.up, nettrace.NewTransport(nettrace.Config{}))
+			})
 		})
 	}
 }
