@@ -36,6 +36,9 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.DurationVar(&lf.serviceTime, "service-time", 0, "lab: server time added before each response (e.g. 10ms)")
 	fs.DurationVar(&lf.idleTimeout, "idle-timeout", 20*time.Second, "lab: the server closes keep-alive connections idle longer than this")
 	fs.StringVar(&lf.faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%")
+	// -1 means "the profile's"; show no default rather than -1ns.
+	fs.Lookup("rtt").DefValue = "0s"
+	fs.Lookup("jitter").DefValue = "0s"
 }
 
 // changed reports lab flags set on the command line, for refusing them with a real target.

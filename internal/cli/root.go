@@ -72,13 +72,17 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "objbench",
 		Short: "Measure, explain and improve object storage latency and throughput",
 		Long: `objbench measures the latency and throughput a program gets from object storage
-(Amazon S3 and S3-compatible stores), phase by phase: DNS, connect, TLS, send,
-wait, receive, and whether connections were reused.
+(Amazon S3 and S3-compatible stores, Google Cloud Storage, Azure Blob Storage), phase
+by phase: DNS, connect, TLS, send, wait, receive, and whether connections were reused.
 
-With no target it runs on an embedded S3-compatible server, so it needs no account:
+With no target it runs on an embedded lab (S3 and GCS servers behind an emulated
+network link), so it needs no account:
 
-  objbench run                       # quick suite on the embedded lab
-  objbench run s3://my-bucket        # the same on a real bucket`,
+  objbench run                         # quick suite on the embedded lab
+  objbench run lab:cross-region --tls  # the same over an emulated 80 ms link
+  objbench run s3://my-bucket          # on a real bucket (also gs://, az://)
+  objbench strategies                  # what reuse, parallelism and HTTP/2 are worth
+  objbench lab check --rtt 40ms        # prove the lab's round-trip math`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -55,8 +55,9 @@ latency percentiles, per-request throughput, aggregate throughput under concurre
 and where the time goes, phase by phase (dns, connect, tls, send, wait100, wait, recv),
 split into each worker's first request (cold: a new connection) and the later ones.
 
-TARGET is s3://bucket[/prefix]. With no TARGET (or "lab"), objbench starts an embedded
-S3-compatible server on 127.0.0.1 and measures that: no account needed.
+TARGET is s3://bucket[/prefix], gs://bucket[/prefix] or az://account/container[/prefix].
+With no TARGET (or lab[:PROFILE]), objbench starts the embedded lab on 127.0.0.1 and
+measures that: no account needed (--lab-api s3|gcs|azure, --rtt, --tls, --fault, ...).
 
 Workloads (--workload, comma-separated; default all three, a quick suite):
   latency      a pool of --objects objects of --object-size, then --gets GETs of random
@@ -68,9 +69,11 @@ Safety: objects are written only under <prefix>/objbench/<run-id>/ (or --prefix)
 only the objects this run wrote are deleted at the end. Ctrl-C stops the load, cleans
 up and prints partial results; a second Ctrl-C exits at once.
 
-Credentials come from the AWS default chain: environment (AWS_ACCESS_KEY_ID, ...),
-shared config and credentials files (--profile or AWS_PROFILE), instance metadata.
-They are never printed, logged or stored.
+Credentials come from each provider's standard chain. S3: environment
+(AWS_ACCESS_KEY_ID, ...), shared config and credentials files (--profile or
+AWS_PROFILE), instance metadata. GCS: Application Default Credentials (none for an
+emulator: --endpoint or STORAGE_EMULATOR_HOST). Azure: AZURE_STORAGE_CONNECTION_STRING,
+AZURE_STORAGE_KEY, or DefaultAzureCredential. They are never printed, logged or stored.
 
 Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 		Example: `  objbench run                                   # quick suite on the embedded lab
@@ -82,7 +85,10 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
   objbench run s3://my-bucket --conn h2 --workload throughput --sizes 1MiB,8MiB
   objbench run s3://my-bucket --workload throughput --expect-continue
   objbench run s3://my-bucket --workload concurrency --concurrency 1,8,32 --concurrency-size 8MiB
-  objbench run s3://my-bucket --requests 50 --duration 10s --timeout 5s`,
+  objbench run s3://my-bucket --requests 50 --duration 10s --timeout 5s
+  objbench run gs://my-bucket --workload throughput --upload resumable
+  objbench run az://myaccount/mycontainer --upload multipart --part-size 4MiB
+  objbench run lab:cross-region --tls --lab-api gcs --conn fresh`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("run takes at most one TARGET, got %d: %s", len(args), strings.Join(args, " "))

@@ -76,6 +76,7 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
 	}
 	fl := cmd.Flags()
 	f.targetFlags.register(fl)
+	fl.Lookup("lab-api").DefValue = "gcs" // the provider seed 003 used
 	fl.IntVar(&f.objects, "objects", 50, "objects per strategy")
 	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (seed 003: 50 empty and 75 small files)")
 	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
