@@ -18,6 +18,7 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // runFlags are the raw flag values of `objbench run`.
@@ -109,7 +110,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads (costs one round trip)")
 	fl.StringVar(&f.workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
 	fl.IntVar(&f.objects, "objects", d.PoolObjects, "latency: objects in the GET pool")
-	fl.StringVar(&f.objectSize, "object-size", load.FormatSize(d.PoolSize), "latency: size of each pool object")
+	fl.StringVar(&f.objectSize, "object-size", units.FormatSize(d.PoolSize), "latency: size of each pool object")
 	fl.IntVar(&f.gets, "gets", d.Gets, "latency: GETs of random pool keys")
 	fl.IntVar(&f.latencyConcurrency, "latency-concurrency", d.LatencyConcurrency, "latency: workers, each with a cold client of its own")
 	fl.StringVar(&f.opSizes, "op-sizes", joinSizes(d.OpSizes), "latency: sizes for the PUT, HEAD and DELETE steps")
@@ -117,7 +118,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.StringVar(&f.sizes, "sizes", joinSizes(d.Sizes), "throughput: object sizes (KiB/MiB binary, KB/MB decimal)")
 	fl.IntVar(&f.sizeCount, "size-count", d.SizeCount, "throughput: uploads and downloads per size")
 	fl.StringVar(&f.levels, "concurrency", joinInts(d.Levels), "concurrency: levels (parallel workers)")
-	fl.StringVar(&f.levelSize, "concurrency-size", load.FormatSize(d.LevelSize), "concurrency: object size")
+	fl.StringVar(&f.levelSize, "concurrency-size", units.FormatSize(d.LevelSize), "concurrency: object size")
 	fl.IntVar(&f.requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
 	fl.DurationVar(&f.duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.maxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
@@ -130,7 +131,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 func joinSizes(s []int64) string {
 	parts := make([]string, len(s))
 	for i, n := range s {
-		parts[i] = load.FormatSize(n)
+		parts[i] = units.FormatSize(n)
 	}
 	return strings.Join(parts, ",")
 }
@@ -164,19 +165,19 @@ func (f *runFlags) options() (load.Options, error) {
 	}
 	o.PoolObjects, o.Gets, o.LatencyConcurrency, o.OpCount, o.SizeCount = f.objects, f.gets, f.latencyConcurrency, f.opCount, f.sizeCount
 	o.Requests, o.Duration = f.requests, f.duration
-	if o.PoolSize, err = load.ParseSize(f.objectSize); err != nil {
+	if o.PoolSize, err = units.ParseSize(f.objectSize); err != nil {
 		return o, usagef("--object-size: %w", err)
 	}
-	if o.OpSizes, err = load.ParseSizes(f.opSizes); err != nil {
+	if o.OpSizes, err = units.ParseSizes(f.opSizes); err != nil {
 		return o, usagef("--op-sizes: %w", err)
 	}
-	if o.Sizes, err = load.ParseSizes(f.sizes); err != nil {
+	if o.Sizes, err = units.ParseSizes(f.sizes); err != nil {
 		return o, usagef("--sizes: %w", err)
 	}
-	if o.Levels, err = load.ParseInts(f.levels); err != nil {
+	if o.Levels, err = units.ParseInts(f.levels); err != nil {
 		return o, usagef("--concurrency: %w", err)
 	}
-	if o.LevelSize, err = load.ParseSize(f.levelSize); err != nil {
+	if o.LevelSize, err = units.ParseSize(f.levelSize); err != nil {
 		return o, usagef("--concurrency-size: %w", err)
 	}
 	return o, nil

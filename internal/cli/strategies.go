@@ -16,6 +16,7 @@ import (
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/units"
 )
 
 type strategiesFlags struct {
@@ -93,7 +94,7 @@ func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs
 	if f.objects <= 0 || f.parallel <= 0 {
 		return usagef("--objects and --parallel must be positive")
 	}
-	sizes, err := load.ParseSizes(f.sizes)
+	sizes, err := units.ParseSizes(f.sizes)
 	if err != nil {
 		return usagef("--size: %w", err)
 	}
@@ -143,11 +144,11 @@ func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs
 			NewClient: func(spec load.StrategySpec) load.ClientFactory {
 				return env.factory(spec.Conn, f.expectContinue, spec.Upload, 1)
 			},
-			Timeout: f.timeout, Setup: env.setup.Backend, Prefix: fmt.Sprintf("%s%s/", env.prefix, load.FormatSize(size)),
+			Timeout: f.timeout, Setup: env.setup.Backend, Prefix: fmt.Sprintf("%s%s/", env.prefix, units.FormatSize(size)),
 			Objects: f.objects, Size: size, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
 			Progress: func(op string, spec load.StrategySpec) {
 				if progressOn {
-					fmt.Fprintf(stderr, "\r%-60s", fmt.Sprintf("%s %d × %s: %s", op, f.objects, load.FormatSize(size), spec.Name))
+					fmt.Fprintf(stderr, "\r%-60s", fmt.Sprintf("%s %d × %s: %s", op, f.objects, units.FormatSize(size), spec.Name))
 				}
 			},
 		}
@@ -301,7 +302,7 @@ func savingSentence(base, best *load.StrategyResult) string {
 		}
 	}
 	s := fmt.Sprintf("%d %s of %s: %s takes %.2f s instead of %.2f s with sdk-default (%.0fx faster)",
-		base.Objects, verb, load.FormatSize(base.Size), best.Spec.Name, best.Wall.Seconds(), base.Wall.Seconds(),
+		base.Objects, verb, units.FormatSize(base.Size), best.Spec.Name, best.Wall.Seconds(), base.Wall.Seconds(),
 		base.Wall.Seconds()/best.Wall.Seconds())
 	if saved > 0 {
 		s += fmt.Sprintf("; the largest saving is in %s: sdk-default spends %.1f round trips per object there, %s %.1f",

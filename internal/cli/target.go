@@ -18,6 +18,7 @@ import (
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
 	"github.com/objbench/objbench/internal/storage/s3"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // targetFlags are the flags of every command that reaches a bucket.
@@ -78,7 +79,7 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 		return nil, usagef("--upload: %w", err)
 	}
 	if tf.partSize != "" {
-		if e.sopts.PartSize, err = load.ParseSize(tf.partSize); err != nil || e.sopts.PartSize == 0 {
+		if e.sopts.PartSize, err = units.ParseSize(tf.partSize); err != nil || e.sopts.PartSize == 0 {
 			return nil, usagef("--part-size %q: use a size such as 8MiB", tf.partSize)
 		}
 	}

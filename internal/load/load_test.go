@@ -12,6 +12,7 @@ import (
 
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/mem"
+	"github.com/objbench/objbench/internal/units"
 )
 
 func memClients(bucket string) ClientFactory {
@@ -156,31 +157,6 @@ func TestDeleteRefusesForeignKeys(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want int64
-		bad  bool
-	}{
-		{"0", 0, false}, {"512", 512, false}, {"16KiB", 16 << 10, false}, {"1MiB", 1 << 20, false},
-		{"1MB", 1_000_000, false}, {"1.5MiB", 3 << 19, false}, {"32mib", 32 << 20, false}, {"2K", 2048, false},
-		{"1KB", 1000, false}, {"7B", 7, false}, {"", 0, true}, {"12XB", 0, true}, {"-1", 0, true}, {"abc", 0, true}, {"10TiB", 0, true},
-	}
-	for _, tc := range tests {
-		got, err := ParseSize(tc.in)
-		if (err != nil) != tc.bad || got != tc.want {
-			t.Errorf("ParseSize(%q) = %d, %v", tc.in, got, err)
-		}
-	}
-	for _, n := range []int64{0, 1, 1024, 16 << 10, 32 << 20, 1500} {
-		back, err := ParseSize(FormatSize(n))
-		if err != nil || back != n {
-			t.Errorf("FormatSize(%d) = %q does not parse back: %d %v", n, FormatSize(n), back, err)
-		}
-	}
-}
-
 func TestParseWorkloadsAndInts(t *testing.T) {
 	t.Parallel()
 	if w, err := ParseWorkloads("latency, throughput,latency"); err != nil || strings.Join(w, ",") != "latency,throughput" {
@@ -194,12 +170,12 @@ func TestParseWorkloadsAndInts(t *testing.T) {
 			t.Errorf("ParseWorkloads(%q) accepted", bad)
 		}
 	}
-	if n, err := ParseInts("1, 5,10"); err != nil || fmt.Sprint(n) != "[1 5 10]" {
+	if n, err := units.ParseInts("1, 5,10"); err != nil || fmt.Sprint(n) != "[1 5 10]" {
 		t.Errorf("ParseInts = %v %v", n, err)
 	}
 	for _, bad := range []string{"0", "-1", "x", ""} {
-		if _, err := ParseInts(bad); err == nil {
-			t.Errorf("ParseInts(%q) accepted", bad)
+		if _, err := units.ParseInts(bad); err == nil {
+			t.Errorf("units.ParseInts(%q) accepted", bad)
 		}
 	}
 }

@@ -6,6 +6,7 @@ package load
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // Client is one worker's storage client and the transport that times it.
@@ -81,7 +83,7 @@ func (s *Step) Moved() int64 {
 
 // Name is a short label such as "get 1KiB c=1".
 func (s *Step) Name() string {
-	return s.Op + " " + FormatSize(s.Size) + " c=" + itoa(s.Concurrency)
+	return s.Op + " " + units.FormatSize(s.Size) + " c=" + strconv.Itoa(s.Concurrency)
 }
 
 // StepResult is what a step measured.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // Workload names.
@@ -248,7 +249,7 @@ func (s *Session) planLatency() []action {
 	}}
 	for _, size := range o.OpSizes {
 		n := s.count(o.OpCount)
-		key := func(i int) string { return fmt.Sprintf("%slat/%s/%d", s.Prefix, FormatSize(size), i%n) }
+		key := func(i int) string { return fmt.Sprintf("%slat/%s/%d", s.Prefix, units.FormatSize(size), i%n) }
 		base := Step{Workload: Latency, Size: size, Concurrency: max(o.LatencyConcurrency, 1), Requests: n, Duration: o.Duration, Key: key}
 		put, head, del := base, base, base
 		put.Op, put.Do = "put", s.put(size)
@@ -264,7 +265,7 @@ func (s *Session) planThroughput() []action {
 	var acts []action
 	for _, size := range o.Sizes {
 		n := s.count(o.SizeCount)
-		key := func(i int) string { return fmt.Sprintf("%stp/%s/%d", s.Prefix, FormatSize(size), i%n) }
+		key := func(i int) string { return fmt.Sprintf("%stp/%s/%d", s.Prefix, units.FormatSize(size), i%n) }
 		base := Step{Workload: Throughput, Size: size, Concurrency: 1, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
 		put.Op, put.Do = "put", s.put(size)

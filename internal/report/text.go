@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/objbench/objbench/internal/units"
 )
 
 // maxColumns keeps tables readable: a workload with more steps is split
@@ -17,19 +19,8 @@ const maxColumns = 6
 // phaseNames are the phases of the JSON contract, in order.
 var phaseNames = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
 
-// FormatSize prints a byte count in binary units when it is a whole number
-// of them: 0B, 1KiB, 256KiB, 32MiB, 1GiB; otherwise in bytes (1500B).
-func FormatSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + "GiB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "KiB"
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
+// FormatSize prints a byte count in binary units: 0B, 1KiB, 32MiB, 1500B.
+func FormatSize(n int64) string { return units.FormatSize(n) }
 
 // WriteText writes the terminal tables, laid out like seed 001 (percentile
 // rows, one column per step): per workload, TTFB and total latency,

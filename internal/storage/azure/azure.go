@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -142,34 +141,19 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 func (b *Backend) putBlocks(ctx context.Context, bb *blockblob.Client, body io.ReadSeeker, size int64) error {
 	n := max((size+b.partSize-1)/b.partSize, 1)
 	ids := make([]string, n)
-	sem := make(chan struct{}, b.parts)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for i := range n {
-		buf := make([]byte, min(b.partSize, size-i*b.partSize))
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return err
-		}
+	for i := range ids {
 		id := make([]byte, 8)
 		binary.BigEndian.PutUint64(id, uint64(i))
 		ids[i] = base64.StdEncoding.EncodeToString(id)
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if _, err := bb.StageBlock(ctx, ids[i], streaming.NopCloser(bytes.NewReader(buf)), nil); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
 	}
-	wg.Wait()
-	if first != nil {
-		return first
+	err := storage.UploadParts(ctx, body, size, b.partSize, b.parts, func(ctx context.Context, i int, part []byte) error {
+		_, err := bb.StageBlock(ctx, ids[i], streaming.NopCloser(bytes.NewReader(part)), nil)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	_, err := bb.CommitBlockList(ctx, ids, nil)
+	_, err = bb.CommitBlockList(ctx, ids, nil)
 	return err
 }
 

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -155,38 +154,19 @@ func (b *Backend) putMultipart(ctx context.Context, key string, body io.ReadSeek
 	}
 	n := max((size+partSize-1)/partSize, 1)
 	completed := make([]types.CompletedPart, n)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, parts)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for i := range n {
-		buf := make([]byte, min(partSize, size-i*partSize))
-		if _, err := io.ReadFull(body, buf); err != nil {
-			cancel()
-			wg.Wait()
-			abort()
+	err = storage.UploadParts(ctx, body, size, partSize, parts, func(ctx context.Context, i int, part []byte) error {
+		num := int32(i + 1)
+		out, err := b.client.UploadPart(ctx, &s3.UploadPartInput{Bucket: &b.bucket, Key: &key, UploadId: up.UploadId,
+			PartNumber: &num, Body: bytes.NewReader(part), ContentLength: aws.Int64(int64(len(part)))})
+		if err != nil {
 			return err
 		}
-		num := int32(i + 1)
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out, err := b.client.UploadPart(pctx, &s3.UploadPartInput{Bucket: &b.bucket, Key: &key, UploadId: up.UploadId,
-				PartNumber: &num, Body: bytes.NewReader(buf), ContentLength: aws.Int64(int64(len(buf)))})
-			if err != nil {
-				once.Do(func() { first = err; cancel() })
-				return
-			}
-			completed[num-1] = types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(num)}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
+		completed[i] = types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(num)}
+		return nil
+	})
+	if err != nil {
 		abort()
-		return first
+		return err
 	}
 	_, err = b.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &b.bucket, Key: &key,
 		UploadId: up.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: completed}})

@@ -1,4 +1,6 @@
-package load
+// Package units reads and prints the sizes and counts users type: 16KiB,
+// 1MiB, 1MB, 1,5,10,20.
+package units
 
 import (
 	"fmt"
@@ -94,5 +96,3 @@ func FormatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,28 @@
+package units
+
+import "testing"
+
+func TestParseSize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"0", 0, false}, {"512", 512, false}, {"16KiB", 16 << 10, false}, {"1MiB", 1 << 20, false},
+		{"1MB", 1_000_000, false}, {"1.5MiB", 3 << 19, false}, {"32mib", 32 << 20, false}, {"2K", 2048, false},
+		{"1KB", 1000, false}, {"7B", 7, false}, {"", 0, true}, {"12XB", 0, true}, {"-1", 0, true}, {"abc", 0, true}, {"10TiB", 0, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseSize(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v", tc.in, got, err)
+		}
+	}
+	for _, n := range []int64{0, 1, 1024, 16 << 10, 32 << 20, 1500} {
+		back, err := ParseSize(FormatSize(n))
+		if err != nil || back != n {
+			t.Errorf("FormatSize(%d) = %q does not parse back: %d %v", n, FormatSize(n), back, err)
+		}
+	}
+}
