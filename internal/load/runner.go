@@ -95,7 +95,10 @@ type StepResult struct {
 	// Connections and TLSHandshakes opened by the step's workers.
 	Connections   int64
 	TLSHandshakes int64
-	// Sample callback count is in Summary; FirstError is the first failure's message.
+	// Histograms are the step's encoded TTFB and total histograms, for the
+	// results database.
+	Histograms map[string][]byte
+	// FirstError is the first failure's message.
 	FirstError string
 }
 
@@ -197,8 +200,10 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	for _, rec := range recs[1:] {
 		merged.Merge(rec)
 	}
+	hists, _ := merged.Histograms() // encoding in-memory histograms cannot fail
 	res := &StepResult{
 		Step:        st,
+		Histograms:  hists,
 		Summary:     merged.Summarize(st.Moved(), wall),
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,

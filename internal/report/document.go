@@ -17,6 +17,8 @@ type Document struct {
 	DurationS float64           `json:"duration_s"`
 	Client    ClientInfo        `json:"client"`
 	Options   map[string]string `json:"options,omitempty"`
+	// Labels are the user's --label k=v values.
+	Labels map[string]string `json:"labels,omitempty"`
 	// Interrupted is true when the run was stopped before its end.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Results     []Result `json:"results"`

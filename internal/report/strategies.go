@@ -10,14 +10,16 @@ import (
 
 // StrategiesDocument is `objbench strategies --json`.
 type StrategiesDocument struct {
-	Schema     string        `json:"schema"`
-	RunID      string        `json:"run_id"`
-	Target     TargetInfo    `json:"target"`
-	Lab        *LabInfo      `json:"lab,omitempty"`
-	StartedAt  string        `json:"started_at"`
-	DurationS  float64       `json:"duration_s"`
-	Client     ClientInfo    `json:"client"`
-	Strategies []StrategyRow `json:"strategies"`
+	Schema     string            `json:"schema"`
+	RunID      string            `json:"run_id"`
+	Target     TargetInfo        `json:"target"`
+	Lab        *LabInfo          `json:"lab,omitempty"`
+	StartedAt  string            `json:"started_at"`
+	DurationS  float64           `json:"duration_s"`
+	Client     ClientInfo        `json:"client"`
+	Options    map[string]string `json:"options,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Strategies []StrategyRow     `json:"strategies"`
 	// Summary is the plain sentence naming the largest saving, per op.
 	Summary []string `json:"summary"`
 	// FirstVsLater is seed 000's table: GETs on a reused connection.

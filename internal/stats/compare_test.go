@@ -1,0 +1,103 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func normal(rng *rand.Rand, n int, mean, sd float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = mean + sd*rng.NormFloat64()
+	}
+	return out
+}
+
+func TestBootstrapAndMannWhitney(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	tests := []struct {
+		name        string
+		a, b        []float64
+		significant bool
+	}{
+		{"same distribution", normal(rng, 400, 100, 10), normal(rng, 400, 100, 10), false},
+		{"b slower by 10%", normal(rng, 400, 100, 10), normal(rng, 400, 110, 10), true},
+		{"b faster by 20%", normal(rng, 400, 100, 10), normal(rng, 400, 80, 10), true},
+	}
+	for _, tc := range tests {
+		c := BootstrapQuantile(tc.a, tc.b, 0.5, 500, rand.New(rand.NewPCG(3, 4)))
+		p := MannWhitney(tc.a, tc.b)
+		if c.Significant() != tc.significant || (p < 0.01) != tc.significant {
+			t.Errorf("%s: delta %.2f [%.2f, %.2f] p=%.3g; want significant=%v", tc.name, c.Delta, c.Lo, c.Hi, p, tc.significant)
+		}
+		if c.Lo > c.Delta || c.Hi < c.Delta {
+			t.Errorf("%s: interval [%.2f, %.2f] misses its estimate %.2f", tc.name, c.Lo, c.Hi, c.Delta)
+		}
+	}
+	if p := MannWhitney([]float64{1, 1, 1}, []float64{1, 1, 1}); p != 1 {
+		t.Errorf("all ties: p = %v", p)
+	}
+}
+
+func TestLinearFit(t *testing.T) {
+	t.Parallel()
+	a, b, ok := LinearFit([]float64{1, 2, 3, 4}, []float64{12, 14, 16, 18})
+	if !ok || math.Abs(a-10) > 1e-9 || math.Abs(b-2) > 1e-9 {
+		t.Errorf("fit %v %v %v", a, b, ok)
+	}
+	if _, _, ok := LinearFit([]float64{1}, []float64{1}); ok {
+		t.Error("one point fitted")
+	}
+}
+
+func TestHistogramsRoundTrip(t *testing.T) {
+	t.Parallel()
+	r := NewRecorder()
+	for i := 1; i <= 1000; i++ {
+		s := sample(i, time.Duration(i)*time.Millisecond, time.Duration(i)*time.Millisecond, true)
+		r.Add(&s)
+	}
+	enc, err := r.Histograms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := DecodeHistogram(enc["ttfb"])
+	if err != nil || h.Count() != 1000 {
+		t.Fatalf("decoded %v, %v", h, err)
+	}
+	vals := h.Values(10_000)
+	if len(vals) != 1000 || math.Abs(quantile(sortedCopy(vals), 0.5)-500) > 5 {
+		t.Errorf("%d values, median %v", len(vals), quantile(sortedCopy(vals), 0.5))
+	}
+	drawn := h.Sample(rand.New(rand.NewPCG(1, 1)), 2000)
+	if m := quantile(sortedCopy(drawn), 0.5); math.Abs(m-500) > 50 {
+		t.Errorf("sampled median %v", m)
+	}
+}
+func TestReservoirBounded(t *testing.T) {
+	t.Parallel()
+	r := NewReservoir(100)
+	for i := range 10_000 {
+		s := sample(i, time.Millisecond, time.Millisecond, true)
+		r.Add(i%3, &s)
+	}
+	kept, seen := r.Kept()
+	if len(kept) != 100 || seen != 10_000 {
+		t.Errorf("kept %d of %d", len(kept), seen)
+	}
+	late := 0
+	for _, k := range kept {
+		if k.Seq >= 5000 {
+			late++
+		}
+	}
+	if late < 25 || late > 75 { // uniform: about half from the second half
+		t.Errorf("%d of 100 kept from the second half: not uniform", late)
+	}
+	if k, _ := NewReservoir(0).Kept(); len(k) != 0 {
+		t.Error("cap 0 kept samples")
+	}
+}
