@@ -16,6 +16,8 @@ type HTMLRun struct {
 	Doc *Document
 	// Strategies is the document of `objbench strategies` (nil otherwise).
 	Strategies *StrategiesDocument
+	// Startup is the document of `objbench startup` (nil otherwise).
+	Startup *StartupDocument
 	// Meta is the run metadata shown in the page (command, host, versions, options, labels).
 	Meta map[string]string
 }
