@@ -1,0 +1,429 @@
+// Package results is objbench's results database: SQLite (modernc.org/sqlite,
+// no cgo) in WAL mode with versioned migrations. Every run, strategies and
+// startup benchmark is saved with its JSON document, each step's encoded
+// histograms and up to a cap of raw samples. No credential is ever stored.
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/objbench/objbench/internal/nettrace"
+)
+
+// Errors callers test for.
+var (
+	ErrNotFound    = errors.New("run not found")
+	ErrNewerSchema = errors.New("results database written by a newer objbench")
+)
+
+// migrations, in order; schema version n is migrations[:n] applied.
+var migrations = []string{`
+CREATE TABLE runs (
+	id TEXT PRIMARY KEY, command TEXT NOT NULL, started_at INTEGER NOT NULL, duration_s REAL NOT NULL,
+	target_url TEXT NOT NULL, provider TEXT NOT NULL, endpoint TEXT NOT NULL, host TEXT NOT NULL,
+	interrupted INTEGER NOT NULL, labels TEXT NOT NULL, document BLOB);
+CREATE INDEX runs_started ON runs(started_at);
+CREATE TABLE run_labels (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, key TEXT NOT NULL, value TEXT NOT NULL);
+CREATE INDEX run_labels_kv ON run_labels(key, value);
+CREATE TABLE steps (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, idx INTEGER NOT NULL,
+	workload TEXT NOT NULL, op TEXT NOT NULL, size_bytes INTEGER NOT NULL, concurrency INTEGER NOT NULL,
+	strategy TEXT NOT NULL, summary BLOB, PRIMARY KEY (run_id, idx));
+CREATE TABLE step_histograms (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step_idx INTEGER NOT NULL,
+	metric TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_id, step_idx, metric));
+CREATE TABLE samples (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step_idx INTEGER NOT NULL,
+	worker INTEGER, seq INTEGER, op TEXT, key TEXT, size INTEGER, bytes INTEGER,
+	start_ns INTEGER, first_byte_ns INTEGER, end_ns INTEGER,
+	dns_ns INTEGER, connect_ns INTEGER, tls_ns INTEGER, send_ns INTEGER, wait100_ns INTEGER, wait_ns INTEGER, recv_ns INTEGER,
+	status INTEGER, error_class TEXT, error TEXT, requests INTEGER, retries INTEGER, reconnects INTEGER,
+	reused INTEGER, was_idle INTEGER, idle_ns INTEGER, protocol TEXT, tls_version TEXT, remote_addr TEXT);
+CREATE INDEX samples_run ON samples(run_id, step_idx, start_ns);
+`}
+
+// DefaultPath is $XDG_DATA_HOME/objbench/results.db, else
+// ~/.local/share/objbench/results.db.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "objbench", "results.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder for the results database: pass --db: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "objbench", "results.db"), nil
+}
+
+// Store is an open results database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open creates the folder and database if needed, migrates it, and refuses
+// (without modifying it) a database of a newer schema.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("results database %s: %w", path, err)
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("results database %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("results database %s: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("results database %s: %w", s.path, err)
+	}
+	var v int
+	switch err := tx.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return fmt.Errorf("results database %s: %w", s.path, err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("%s is at schema version %d, this objbench knows %d: %w", s.path, v, len(migrations), ErrNewerSchema)
+	}
+	for i := v; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("results database %s: migration %d: %w", s.path, i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Run is one saved run.
+type Run struct {
+	ID          string
+	Command     string
+	StartedAt   time.Time
+	DurationS   float64
+	TargetURL   string
+	Provider    string
+	Endpoint    string
+	Host        string
+	Labels      map[string]string
+	Interrupted bool
+	// Document is the command's JSON document, as --json prints it.
+	Document json.RawMessage
+}
+
+// Step is one measured step of a run.
+type Step struct {
+	Index       int
+	Workload    string
+	Op          string
+	SizeBytes   int64
+	Concurrency int
+	Strategy    string
+	Summary     json.RawMessage
+	// Histograms are encoded HDR histograms by metric ("ttfb", "total").
+	Histograms map[string][]byte
+}
+
+// SampleRow is one raw request of a step.
+type SampleRow struct {
+	Step int
+	nettrace.Sample
+}
+
+// Save stores a run, its steps and samples in one transaction.
+func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples []SampleRow) error {
+	labels, _ := json.Marshal(run.Labels)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?)`, run.ID, run.Command, run.StartedAt.UnixNano(),
+		run.DurationS, run.TargetURL, run.Provider, run.Endpoint, run.Host, run.Interrupted, string(labels), []byte(run.Document)); err != nil {
+		return fmt.Errorf("save run %s: %w", run.ID, err)
+	}
+	for k, v := range run.Labels {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_labels VALUES (?,?,?)`, run.ID, k, v); err != nil {
+			return err
+		}
+	}
+	for _, st := range steps {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO steps VALUES (?,?,?,?,?,?,?,?)`, run.ID, st.Index, st.Workload, st.Op,
+			st.SizeBytes, st.Concurrency, st.Strategy, []byte(st.Summary)); err != nil {
+			return fmt.Errorf("save step %d: %w", st.Index, err)
+		}
+		for m, b := range st.Histograms {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO step_histograms VALUES (?,?,?,?)`, run.ID, st.Index, m, b); err != nil {
+				return err
+			}
+		}
+	}
+	if len(samples) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, r := range samples {
+			p := r.Phases
+			if _, err := stmt.ExecContext(ctx, run.ID, r.Step, r.Worker, r.Seq, r.Op, r.Key, r.Size, r.Bytes,
+				ns(r.Start), ns(r.FirstByte), ns(r.End), int64(p[0]), int64(p[1]), int64(p[2]), int64(p[3]), int64(p[4]), int64(p[5]), int64(p[6]),
+				r.Status, r.ErrClass, r.Err, r.Requests, r.Retries, r.Reconnects, r.Reused, r.WasIdle, int64(r.IdleTime),
+				r.Proto, r.TLSVersion, r.RemoteAddr); err != nil {
+				return fmt.Errorf("save samples: %w", err)
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+func ns(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNs(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, v)
+}
+
+// Filter selects runs.
+type Filter struct {
+	Target       string
+	Labels       map[string]string
+	Since, Until time.Time
+	Command      string
+	Limit        int
+}
+
+// List returns matching runs newest first, without their Document.
+func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
+	q := `SELECT id, command, started_at, duration_s, target_url, provider, endpoint, host, interrupted, labels FROM runs WHERE 1=1`
+	var args []any
+	if f.Target != "" {
+		q += ` AND instr(target_url, ?) > 0`
+		args = append(args, f.Target)
+	}
+	if f.Command != "" {
+		q += ` AND command = ?`
+		args = append(args, f.Command)
+	}
+	if !f.Since.IsZero() {
+		q += ` AND started_at >= ?`
+		args = append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		q += ` AND started_at < ?`
+		args = append(args, f.Until.UnixNano())
+	}
+	for k, v := range f.Labels {
+		q += ` AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = runs.id AND l.key = ? AND l.value = ?)`
+		args = append(args, k, v)
+	}
+	q += ` ORDER BY started_at DESC, id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanRun(sc scanner, withDoc bool) (Run, error) {
+	var r Run
+	var started int64
+	var labels string
+	dest := []any{&r.ID, &r.Command, &started, &r.DurationS, &r.TargetURL, &r.Provider, &r.Endpoint, &r.Host, &r.Interrupted, &labels}
+	var doc []byte
+	if withDoc {
+		dest = append(dest, &doc)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return r, err
+	}
+	r.StartedAt = time.Unix(0, started)
+	_ = json.Unmarshal([]byte(labels), &r.Labels)
+	if withDoc {
+		r.Document = doc
+	}
+	return r, nil
+}
+
+// resolve turns an ID or unique prefix into an ID.
+func (s *Store) resolve(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return "", fmt.Errorf("empty run ID: %w", ErrNotFound)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM runs WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id LIMIT 3`, id, len(id), id)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return "", err
+		}
+		if v == id {
+			return v, nil
+		}
+		ids = append(ids, v)
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("run %q: %w (see 'objbench runs')", id, ErrNotFound)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("run %q is ambiguous: it begins %s and more; give more of the ID", id, strings.Join(ids, ", "))
+}
+
+// Get returns a run (by ID or unique prefix) with its Document and steps.
+func (s *Store) Get(ctx context.Context, id string) (Run, []Step, error) {
+	full, err := s.resolve(ctx, id)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	run, err := scanRun(s.db.QueryRowContext(ctx, `SELECT id, command, started_at, duration_s, target_url, provider, endpoint, host, interrupted, labels, document FROM runs WHERE id = ?`, full), true)
+	if err != nil {
+		return Run{}, nil, fmt.Errorf("run %s: %w", full, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, workload, op, size_bytes, concurrency, strategy, summary FROM steps WHERE run_id = ? ORDER BY idx`, full)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	defer rows.Close()
+	var steps []Step
+	for rows.Next() {
+		var st Step
+		var sum []byte
+		if err := rows.Scan(&st.Index, &st.Workload, &st.Op, &st.SizeBytes, &st.Concurrency, &st.Strategy, &sum); err != nil {
+			return Run{}, nil, err
+		}
+		st.Summary, st.Histograms = sum, map[string][]byte{}
+		steps = append(steps, st)
+	}
+	if err := rows.Err(); err != nil {
+		return Run{}, nil, err
+	}
+	hrows, err := s.db.QueryContext(ctx, `SELECT step_idx, metric, data FROM step_histograms WHERE run_id = ?`, full)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	defer hrows.Close()
+	for hrows.Next() {
+		var idx int
+		var m string
+		var b []byte
+		if err := hrows.Scan(&idx, &m, &b); err != nil {
+			return Run{}, nil, err
+		}
+		for i := range steps {
+			if steps[i].Index == idx {
+				steps[i].Histograms[m] = b
+			}
+		}
+	}
+	return run, steps, hrows.Err()
+}
+
+// Samples calls fn for each stored sample of the run, by step then start.
+func (s *Store) Samples(ctx context.Context, id string, fn func(SampleRow) error) error {
+	full, err := s.resolve(ctx, id)
+	if err != nil {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT step_idx, worker, seq, op, key, size, bytes, start_ns, first_byte_ns, end_ns,
+		dns_ns, connect_ns, tls_ns, send_ns, wait100_ns, wait_ns, recv_ns, status, error_class, error, requests, retries, reconnects,
+		reused, was_idle, idle_ns, protocol, tls_version, remote_addr FROM samples WHERE run_id = ? ORDER BY step_idx, start_ns`, full)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r SampleRow
+		var start, fb, end, idle int64
+		var p [nettrace.NumPhases]int64
+		if err := rows.Scan(&r.Step, &r.Worker, &r.Seq, &r.Op, &r.Key, &r.Size, &r.Bytes, &start, &fb, &end,
+			&p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6], &r.Status, &r.ErrClass, &r.Err, &r.Requests, &r.Retries, &r.Reconnects,
+			&r.Reused, &r.WasIdle, &idle, &r.Proto, &r.TLSVersion, &r.RemoteAddr); err != nil {
+			return err
+		}
+		r.Start, r.FirstByte, r.End, r.IdleTime = fromNs(start), fromNs(fb), fromNs(end), time.Duration(idle)
+		for i, v := range p {
+			r.Phases[i] = time.Duration(v)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CountSamples returns the number of samples stored for a run.
+func (s *Store) CountSamples(ctx context.Context, id string) (int64, error) {
+	full, err := s.resolve(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM samples WHERE run_id = ?`, full).Scan(&n)
+	return n, err
+}
+
+// Delete removes a run and everything of it.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("run %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
