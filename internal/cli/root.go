@@ -90,7 +90,11 @@ network link), so it needs no account:
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(stdout, stderr), newLabCmd(stdout, stderr), newStrategiesCmd(stdout, stderr), newIdleTimeoutCmd(stdout, stderr))
+	g := &globals{}
+	root.PersistentFlags().StringVar(&g.db, "db", "", "results database (default $XDG_DATA_HOME/objbench/results.db)")
+	root.AddCommand(newRunCmd(g, stdout, stderr), newLabCmd(stdout, stderr), newStrategiesCmd(g, stdout, stderr),
+		newIdleTimeoutCmd(stdout, stderr), newRunsCmd(g, stdout), newShowCmd(g, stdout), newExportCmd(g, stdout),
+		newDeleteCmd(g, stdout), newCompareCmd(g, stdout), newStartupCmd(g, stdout, stderr))
 	return root
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,12 +20,15 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
 
 // runFlags are the raw flag values of `objbench run`.
 type runFlags struct {
 	targetFlags
+	saveFlags
 	conn               string
 	expectContinue     bool
 	workloads          string
@@ -45,7 +50,7 @@ type runFlags struct {
 	quiet              bool
 }
 
-func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f runFlags
 	d := load.Defaults()
 	cmd := &cobra.Command{
@@ -101,11 +106,12 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 			if len(args) == 1 {
 				target = args[0]
 			}
-			return runRun(cmd.Context(), target, &f, cmd.Flags(), stdout, stderr)
+			return runRun(cmd.Context(), g, target, &f, cmd.Flags(), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
 	f.targetFlags.register(fl)
+	f.saveFlags.register(fl)
 	fl.StringVar(&f.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2, h2c on plain HTTP)")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads (costs one round trip)")
 	fl.StringVar(&f.workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
@@ -183,8 +189,12 @@ func (f *runFlags) options() (load.Options, error) {
 	return o, nil
 }
 
-func runRun(ctx context.Context, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	labels, err := f.saveFlags.check()
 	if err != nil {
 		return err
 	}
@@ -208,20 +218,33 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, fs *pflag.FlagSe
 		StartedAt: started.UTC().Format(time.RFC3339),
 		Client:    clientInfo(),
 		Options:   f.asMap(strategy),
+		Labels:    labels,
 	}
+	keeper := stats.NewReservoir(f.keep)
+	if f.noSave {
+		keeper = stats.NewReservoir(0)
+	}
+	var stepIdx atomic.Int64
+	var steps []results.Step
 	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update},
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update,
+			OnSample: func(s *nettrace.Sample) { keeper.Add(int(stepIdx.Load()), s) }},
 		Setup:  env.setup.Backend,
 		Prefix: env.prefix,
 		Opts:   opts,
 		Keep:   env.keep,
 		BeforeStep: func(i, n int, st *load.Step) {
+			stepIdx.Store(int64(i - 1))
 			progress.step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
-			doc.Results = append(doc.Results, report.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
-				res.Step.Concurrency, string(strategy), res.Wall, res.Summary))
+			r := report.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
+				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
+			doc.Results = append(doc.Results, r)
+			summary, _ := json.Marshal(r)
+			steps = append(steps, results.Step{Index: len(steps), Workload: r.Workload, Op: r.Op, SizeBytes: r.SizeBytes,
+				Concurrency: r.Concurrency, Strategy: r.Strategy, Summary: summary, Histograms: res.Histograms})
 		},
 	}
 	_, runErr := sess.Run(ctx)
@@ -241,6 +264,12 @@ func runRun(ctx context.Context, rawTarget string, f *runFlags, fs *pflag.FlagSe
 	if err := writeOutput(doc, f.jsonOut, f.output, stdout); err != nil {
 		return err
 	}
+	kept, _ := keeper.Kept()
+	save(g, &f.saveFlags, results.Run{ID: runID, Command: "run", StartedAt: started, DurationS: doc.DurationS,
+		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
+		Labels: labels, Interrupted: interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })},
+		steps, kept, stderr)
+
 	if interrupted {
 		return errInterrupted
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,12 +16,14 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
 )
 
 type strategiesFlags struct {
 	targetFlags
+	saveFlags
 	objects        int
 	sizes          string
 	parallel       int
@@ -32,7 +35,7 @@ type strategiesFlags struct {
 	quiet          bool
 }
 
-func newStrategiesCmd(stdout, stderr io.Writer) *cobra.Command {
+func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f strategiesFlags
 	cmd := &cobra.Command{
 		Use:   "strategies [TARGET]",
@@ -72,12 +75,13 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
 			if len(args) == 1 {
 				target = args[0]
 			}
-			return runStrategies(cmd.Context(), target, &f, cmd.Flags(), stdout, stderr)
+			return runStrategies(cmd.Context(), g, target, &f, cmd.Flags(), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
 	f.targetFlags.register(fl)
 	fl.Lookup("lab-api").DefValue = "gcs" // the provider seed 003 used
+	f.saveFlags.register(fl)
 	fl.IntVar(&f.objects, "objects", 50, "objects per strategy")
 	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (seed 003: 50 empty and 75 small files)")
 	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
@@ -90,7 +94,11 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
 	return cmd
 }
 
-func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strategiesFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+	labels, err := f.saveFlags.check()
+	if err != nil {
+		return err
+	}
 	if f.objects <= 0 || f.parallel <= 0 {
 		return usagef("--objects and --parallel must be positive")
 	}
@@ -130,7 +138,9 @@ func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs
 	}
 	specs := load.Strategies(sdkUpload, f.parallel)
 	doc := &report.StrategiesDocument{Schema: report.Schema, RunID: runID, Target: env.info(), Lab: env.labInfo,
-		StartedAt: started.UTC().Format(time.RFC3339), Client: clientInfo()}
+		StartedAt: started.UTC().Format(time.RFC3339), Client: clientInfo(), Labels: labels,
+		Options: map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
+			"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}}
 	var labRTT time.Duration
 	if env.lab != nil {
 		labRTT = env.lab.Link().RTT
@@ -194,6 +204,16 @@ func runStrategies(ctx context.Context, rawTarget string, f *strategiesFlags, fs
 	if err != nil {
 		return err
 	}
+	var steps []results.Step
+	for i, r := range doc.Strategies {
+		summary, _ := json.Marshal(r)
+		steps = append(steps, results.Step{Index: i, Workload: "strategies", Op: r.Op, SizeBytes: r.SizeBytes,
+			Concurrency: r.Concurrency, Strategy: r.Strategy, Summary: summary})
+	}
+	save(g, &f.saveFlags, results.Run{ID: runID, Command: "strategies", StartedAt: started, DurationS: doc.DurationS,
+		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
+		Labels: labels, Interrupted: interrupted, Document: marshal(func(w io.Writer) error { return report.WriteStrategiesJSON(w, doc) })},
+		steps, nil, stderr)
 	if interrupted {
 		return errInterrupted
 	}

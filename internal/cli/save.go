@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/stats"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	db string
+}
+
+// dbPath is --db or the default location.
+func (g *globals) dbPath() (string, error) {
+	if g.db != "" {
+		return g.db, nil
+	}
+	return results.DefaultPath()
+}
+
+// open opens the results database.
+func (g *globals) open(ctx context.Context) (*results.Store, error) {
+	path, err := g.dbPath()
+	if err != nil {
+		return nil, fmt.Errorf("results database: %w", err)
+	}
+	st, err := results.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("results database: %w", err)
+	}
+	return st, nil
+}
+
+// saveFlags say what a measuring command keeps in the results database.
+type saveFlags struct {
+	labels []string
+	keep   int
+	noSave bool
+}
+
+func (sf *saveFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&sf.labels, "label", nil, "label the run, k=v (repeatable), e.g. --label env=laptop: for runs, compare and report")
+	fl.IntVar(&sf.keep, "keep-samples", 100_000, "raw requests kept in the results database (a uniform sample of the run); 0 keeps none")
+	fl.BoolVar(&sf.noSave, "no-save", false, "do not save the run in the results database")
+}
+
+// parseLabels reads k=v pairs.
+func parseLabels(pairs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usagef("--label %q: use key=value", p)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+// check validates the flags before any work starts.
+func (sf *saveFlags) check() (map[string]string, error) {
+	if sf.keep < 0 {
+		return nil, usagef("--keep-samples must not be negative")
+	}
+	return parseLabels(sf.labels)
+}
+
+// save stores a finished (or interrupted) run; a failure is a warning: the
+// results were already printed.
+func save(g *globals, sf *saveFlags, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
+	if sf.noSave {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := g.open(ctx)
+	if err == nil {
+		samples := make([]results.SampleRow, len(kept))
+		for i, k := range kept {
+			samples[i] = results.SampleRow{Step: k.Step, Sample: k.Sample}
+		}
+		err = st.Save(ctx, run, steps, samples)
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
+	}
+}
+
+// marshal renders a document as saved: the same JSON --json prints.
+func marshal(write func(io.Writer) error) json.RawMessage {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return nil
+	}
+	return json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}

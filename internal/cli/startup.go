@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/startup"
+)
+
+type startupFlags struct {
+	saveFlags
+	runtime, scenarios, envLabel, output string
+	modules, props, runs                 int
+	cpuTime, timeout                     time.Duration
+	seed                                 int64
+	jsonOut, quiet                       bool
+}
+
+func newStartupCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
+	var f startupFlags
+	cmd := &cobra.Command{
+		Use:   "startup",
+		Short: "Measure how much start-up (loading many small modules in a child process) varies",
+		Long: `startup reproduces seed 002: a child process loads --modules small generated modules
+(each with up to --props random properties), --runs times per scenario, and objbench
+measures the child's wall time from exec to exit and, from a marker the child prints,
+the time until the last module was loaded.
+
+Scenarios (--scenario):
+  require     load the modules from a folder generated once
+  regenerate  write the modules anew into a temporary folder, then load them, every run
+  cpu         spin the CPU for --cpu-time in the child: the control group
+
+Statistics: median, mean, stddev, p90, p99, min, max, each also with the top 1% stripped,
+and a text histogram. A run that exceeds --timeout counts as a timeout, never as a time.
+Runs are saved, so two environments compare with 'objbench compare' and 'objbench report';
+name each with --env-label.`,
+		Example: `  objbench startup --runs 50 --modules 200
+  objbench startup --runtime python --scenario require,cpu --env-label laptop
+  objbench startup --runs 1000 --env-label cloud-run --json -o cloud-run.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStartup(cmd.Context(), g, &f, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	f.saveFlags.register(fl)
+	fl.StringVar(&f.runtime, "runtime", "", "node or python (default: node if on PATH, else python)")
+	fl.IntVar(&f.modules, "modules", 1000, "modules to generate")
+	fl.IntVar(&f.props, "props", 100, "up to this many random properties per module")
+	fl.IntVar(&f.runs, "runs", 1000, "runs per scenario")
+	fl.StringVar(&f.scenarios, "scenario", "require,regenerate,cpu", "scenarios: require, regenerate, cpu")
+	fl.DurationVar(&f.cpuTime, "cpu-time", time.Second, "cpu scenario: how long the child spins")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on each run; a run beyond it is a timeout")
+	fl.Int64Var(&f.seed, "seed", 1, "seed of the generated modules (the same seed, the same modules)")
+	fl.StringVar(&f.envLabel, "env-label", "", "name of this environment (stored as label env=NAME)")
+	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 startup document")
+	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	return cmd
+}
+
+func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr io.Writer) error {
+	labels, err := f.saveFlags.check()
+	if err != nil {
+		return err
+	}
+	if f.envLabel != "" {
+		labels["env"] = f.envLabel
+	}
+	rt := f.runtime
+	if rt == "" {
+		rt = "python"
+		if _, err := exec.LookPath("node"); err == nil {
+			rt = "node"
+		}
+	}
+	var scen []string
+	for _, s := range strings.Split(f.scenarios, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			scen = append(scen, s)
+		}
+	}
+	o := startup.Options{Runtime: rt, Modules: f.modules, Props: f.props, Runs: f.runs, Scenarios: scen,
+		CPUTime: f.cpuTime, Timeout: f.timeout, Seed: f.seed}
+	if err := startup.Validate(o); err != nil {
+		return usageError{err}
+	}
+	progressOn := !f.quiet && isTerminal(stdout)
+	o.Progress = func(s string, done, total int) {
+		if progressOn {
+			fmt.Fprintf(stderr, "\r%-12s %d/%d runs%20s", s, done, total, "")
+		}
+	}
+	runID := newRunID()
+	started := time.Now()
+	res, runErr := startup.Run(ctx, o)
+	if progressOn {
+		fmt.Fprintf(stderr, "\r%60s\r", "")
+	}
+	if res == nil {
+		return runErr
+	}
+	interrupted := ctx.Err() != nil
+	doc := &report.StartupDocument{Schema: report.Schema, RunID: runID, Runtime: res.Runtime, RuntimeVersion: res.RuntimeVersion,
+		EnvLabel: f.envLabel, StartedAt: started.UTC().Format(time.RFC3339), DurationS: time.Since(started).Seconds(),
+		Client: clientInfo(), Labels: labels, Interrupted: interrupted,
+		Options: map[string]string{"modules": fmt.Sprint(f.modules), "props": fmt.Sprint(f.props), "runs": fmt.Sprint(f.runs),
+			"scenario": f.scenarios, "cpu_time": f.cpuTime.String(), "timeout": f.timeout.String(), "seed": fmt.Sprint(f.seed)}}
+	for _, s := range res.Scenarios {
+		doc.Scenarios = append(doc.Scenarios, report.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
+	}
+	w, closeOut, err := openOutput(f.output, stdout)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		err = report.WriteStartupJSON(w, doc)
+	} else {
+		err = report.WriteStartupText(w, doc)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	var steps []results.Step
+	for i, s := range doc.Scenarios {
+		summary, _ := json.Marshal(s)
+		steps = append(steps, results.Step{Index: i, Workload: "startup", Op: s.Scenario, Strategy: res.Runtime, Summary: summary})
+	}
+	save(g, &f.saveFlags, results.Run{ID: runID, Command: "startup", StartedAt: started, DurationS: doc.DurationS,
+		TargetURL: "startup:" + res.Runtime, Provider: res.Runtime, Host: hostname(), Labels: labels, Interrupted: interrupted,
+		Document: marshal(func(w io.Writer) error { return report.WriteStartupJSON(w, doc) })}, steps, nil, stderr)
+	if interrupted {
+		return errInterrupted
+	}
+	return runErr
+}
