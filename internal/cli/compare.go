@@ -305,7 +305,7 @@ func writeComparison(w io.Writer, c comparison) {
 	for _, x := range c.Crossovers {
 		fmt.Fprintf(w, "\ncrossover (%s): ", x.Op)
 		if x.SizeBytes > 0 {
-			fmt.Fprintf(w, "%s finishes sooner for objects larger than %s\n", x.Faster, humanBytes(x.SizeBytes))
+			fmt.Fprintf(w, "%s finishes sooner for objects larger than %s\n", x.Faster, report.HumanBytes(x.SizeBytes))
 		} else {
 			fmt.Fprintln(w, "none: one run is faster at every size")
 		}
@@ -324,18 +324,6 @@ func mbpsCell(v float64) string {
 
 func changeCell(c stats.Change) string {
 	return fmt.Sprintf("%+.2f [%+.2f, %+.2f]", c.Delta, c.Lo, c.Hi)
-}
-
-func humanBytes(b float64) string {
-	switch {
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", b/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", b/1e6)
-	case b >= 1e3:
-		return fmt.Sprintf("%.1f kB", b/1e3)
-	}
-	return fmt.Sprintf("%.0f B", b)
 }
 
 // compareStartup compares two environments scenario by scenario, from the

@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,6 +123,14 @@ func TestResultsLifecycle(t *testing.T) {
 		t.Errorf("compare text:\n%s", out)
 	}
 
+	page := filepath.Join(t.TempDir(), "report.html")
+	code, _, errOut = runCLI(t, ctx, "report", a.RunID, b.RunID, "-o", page, "--db", db)
+	if code != 0 || !strings.Contains(errOut, "wrote "+page) {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	checkReportPage(t, page, []string{a.RunID, b.RunID, "side=near", "side=far", "crossover"},
+		[]string{"Time to first byte, GET", "Single-stream throughput, GET", "Object size vs single-stream throughput, get"})
+
 	code, out, _ = runCLI(t, ctx, "delete", b.RunID, "--db", db)
 	if code != 0 || !strings.Contains(out, "deleted") {
 		t.Errorf("delete: exit %d %s", code, out)
@@ -138,10 +149,12 @@ func TestStrategiesSavedAndNoSave(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	code, _, _ = runCLI(t, ctx, "run", "--workload", "latency", "--gets", "5", "--op-sizes", "0", "--op-count", "1", "-q", "--json", "--no-save", "--db", db)
+	page := filepath.Join(t.TempDir(), "run.html")
+	code, _, errOut = runCLI(t, ctx, "run", "--workload", "latency", "--gets", "5", "--op-sizes", "0", "--op-count", "1", "-q", "--json", "--no-save", "--db", db, "--report", page)
 	if code != 0 {
-		t.Fatal("run --no-save failed")
+		t.Fatalf("run --no-save --report: exit %d: %s", code, errOut)
 	}
+	checkReportPage(t, page, []string{"lab s3:local"}, []string{"Time to first byte, GET", "Phases of a GET"})
 	code, out, _ := runCLI(t, ctx, "runs", "--db", db, "--json")
 	if code != 0 || strings.Count(out, `"run_id"`) != 1 || !strings.Contains(out, `"command": "strategies"`) {
 		t.Errorf("runs after strategies and a --no-save run:\n%s", out)
@@ -151,6 +164,32 @@ func TestStrategiesSavedAndNoSave(t *testing.T) {
 	code, out, _ = runCLI(t, ctx, "show", id, "--db", db)
 	if code != 0 || !strings.Contains(out, "reused-connection") {
 		t.Errorf("show strategies:\n%s", out)
+	}
+}
+
+// checkReportPage checks a written report: it names what it must, and
+// every plot it must have is there with drawn marks.
+func checkReportPage(t *testing.T, path string, texts, plots []string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, s := range texts {
+		if !strings.Contains(page, s) {
+			t.Errorf("%s: no %q", filepath.Base(path), s)
+		}
+	}
+	svgs := regexp.MustCompile(`(?s)<svg class="plot".*?</svg>`).FindAllString(page, -1)
+	for _, p := range plots {
+		i := slices.IndexFunc(svgs, func(svg string) bool { return strings.Contains(svg, `aria-label="`+p) })
+		switch {
+		case i < 0:
+			t.Errorf("%s: no plot %q", filepath.Base(path), p)
+		case !strings.Contains(svgs[i], `class="mark"`):
+			t.Errorf("%s: plot %q has no marks", filepath.Base(path), p)
+		}
 	}
 }
 
@@ -168,6 +207,9 @@ func TestResultsBadInput(t *testing.T) {
 		{[]string{"compare", "onlyone", "--db", db}, 2, "at least two"},
 		{[]string{"runs", "--since", "yesterday", "--db", db}, 2, "--since"},
 		{[]string{"export", "x", "--format", "xml", "--db", db}, 1, "not found"},
+		{[]string{"report", "--db", db}, 1, "no saved runs"},
+		{[]string{"report", "nosuchrun", "--db", db}, 1, "not found"},
+		{[]string{"run", "--report", "/nonexistent/folder/r.html", "--db", db}, 2, "does not exist"},
 	} {
 		code, _, errOut := runCLI(t, context.Background(), tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

@@ -265,10 +265,12 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	kept, _ := keeper.Kept()
-	save(g, &f.saveFlags, results.Run{ID: runID, Command: "run", StartedAt: started, DurationS: doc.DurationS,
+	if err := save(g, &f.saveFlags, results.Run{ID: runID, Command: "run", StartedAt: started, DurationS: doc.DurationS,
 		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
 		Labels: labels, Interrupted: interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })},
-		steps, kept, stderr)
+		steps, kept, stderr); err != nil {
+		return err
+	}
 
 	if interrupted {
 		return errInterrupted

@@ -150,6 +150,11 @@ func loadRun(ctx context.Context, st *results.Store, id string) (*savedRun, erro
 	if err != nil {
 		return nil, err
 	}
+	return decodeRun(run, steps)
+}
+
+// decodeRun decodes a run's document by the command that made it.
+func decodeRun(run results.Run, steps []results.Step) (*savedRun, error) {
 	sr := &savedRun{run: run, steps: steps}
 	switch run.Command {
 	case "run":

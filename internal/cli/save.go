@@ -47,12 +47,15 @@ type saveFlags struct {
 	labels []string
 	keep   int
 	noSave bool
+	// report is --report FILE: the HTML page of this run.
+	report string
 }
 
 func (sf *saveFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&sf.labels, "label", nil, "label the run, k=v (repeatable), e.g. --label env=laptop: for runs, compare and report")
 	fl.IntVar(&sf.keep, "keep-samples", 100_000, "raw requests kept in the results database (a uniform sample of the run); 0 keeps none")
 	fl.BoolVar(&sf.noSave, "no-save", false, "do not save the run in the results database")
+	fl.StringVar(&sf.report, "report", "", "also write the run as a self-contained HTML page to FILE (see 'objbench report')")
 }
 
 // parseLabels reads k=v pairs.
@@ -74,15 +77,30 @@ func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.keep < 0 {
 		return nil, usagef("--keep-samples must not be negative")
 	}
+	if err := checkReportPath(sf.report); err != nil {
+		return nil, err
+	}
 	return parseLabels(sf.labels)
 }
 
-// save stores a finished (or interrupted) run; a failure is a warning: the
-// results were already printed.
-func save(g *globals, sf *saveFlags, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
-	if sf.noSave {
-		return
+// save stores a finished (or interrupted) run, then writes --report. A
+// failure to store is a warning (the results were already printed); a
+// failure to write the report asked for is the error returned.
+func save(g *globals, sf *saveFlags, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) error {
+	if !sf.noSave {
+		store(g, run, steps, kept, stderr)
 	}
+	if sf.report == "" {
+		return nil
+	}
+	sr, err := decodeRun(run, steps)
+	if err != nil {
+		return err
+	}
+	return reportAfterRun(sf.report, sr, stderr)
+}
+
+func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	st, err := g.open(ctx)

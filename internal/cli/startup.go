@@ -139,9 +139,11 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 		summary, _ := json.Marshal(s)
 		steps = append(steps, results.Step{Index: i, Workload: "startup", Op: s.Scenario, Strategy: res.Runtime, Summary: summary})
 	}
-	save(g, &f.saveFlags, results.Run{ID: runID, Command: "startup", StartedAt: started, DurationS: doc.DurationS,
+	if err := save(g, &f.saveFlags, results.Run{ID: runID, Command: "startup", StartedAt: started, DurationS: doc.DurationS,
 		TargetURL: "startup:" + res.Runtime, Provider: res.Runtime, Host: hostname(), Labels: labels, Interrupted: interrupted,
-		Document: marshal(func(w io.Writer) error { return report.WriteStartupJSON(w, doc) })}, steps, nil, stderr)
+		Document: marshal(func(w io.Writer) error { return report.WriteStartupJSON(w, doc) })}, steps, nil, stderr); err != nil {
+		return err
+	}
 	if interrupted {
 		return errInterrupted
 	}

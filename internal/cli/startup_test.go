@@ -69,6 +69,13 @@ func TestStartupTwoEnvironments(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "startup require wall") || !strings.Contains(out, "env=env-a") {
 		t.Errorf("compare: exit %d %s\n%s", code, errOut, out)
 	}
+	page := filepath.Join(t.TempDir(), "startup.html")
+	code, _, errOut = runCLI(t, ctx, "report", ids[0], ids[1], "-o", page, "--db", db)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	checkReportPage(t, page, []string{"env=env-a", "env=env-b", "node", "python"},
+		[]string{"Start-up wall time, require", "Start-up wall time, regenerate", "Start-up wall time, cpu"})
 }
 
 func TestStartupBadInput(t *testing.T) {

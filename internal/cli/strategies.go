@@ -210,10 +210,12 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		steps = append(steps, results.Step{Index: i, Workload: "strategies", Op: r.Op, SizeBytes: r.SizeBytes,
 			Concurrency: r.Concurrency, Strategy: r.Strategy, Summary: summary})
 	}
-	save(g, &f.saveFlags, results.Run{ID: runID, Command: "strategies", StartedAt: started, DurationS: doc.DurationS,
+	if err := save(g, &f.saveFlags, results.Run{ID: runID, Command: "strategies", StartedAt: started, DurationS: doc.DurationS,
 		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
 		Labels: labels, Interrupted: interrupted, Document: marshal(func(w io.Writer) error { return report.WriteStrategiesJSON(w, doc) })},
-		steps, nil, stderr)
+		steps, nil, stderr); err != nil {
+		return err
+	}
 	if interrupted {
 		return errInterrupted
 	}

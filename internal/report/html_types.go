@@ -3,7 +3,9 @@ package report
 // HTMLInput is what `objbench report` renders into one self-contained page.
 type HTMLInput struct {
 	Title string
-	Runs  []HTMLRun
+	// Generated is when the page was made, shown as given.
+	Generated string
+	Runs      []HTMLRun
 	// Crossovers found by compare between runs of two targets (optional).
 	Crossovers []Crossover
 }
@@ -20,6 +22,9 @@ type HTMLRun struct {
 	Startup *StartupDocument
 	// Meta is the run metadata shown in the page (command, host, versions, options, labels).
 	Meta map[string]string
+	// Quantiles are read from the stored histograms, by index in
+	// Doc.Results; a step without them is plotted from its percentiles.
+	Quantiles map[int]StepQuantiles
 }
 
 // Crossover is the object size above which run B finishes a download (or

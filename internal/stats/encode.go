@@ -74,3 +74,16 @@ func (h *Histogram) Values(maxN int) []float64 {
 	}
 	return out
 }
+
+// Quantiles returns the values in milliseconds at each level (0 to 1), for
+// quantile plots of a stored step.
+func (h *Histogram) Quantiles(levels []float64) []float64 {
+	out := make([]float64, len(levels))
+	if h.h.TotalCount() == 0 {
+		return out[:0]
+	}
+	for i, q := range levels {
+		out[i] = float64(h.h.ValueAtQuantile(q*100)) / 1000
+	}
+	return out
+}
