@@ -21,7 +21,11 @@ func main() {
 		<-sigs
 		os.Exit(cli.ExitInterrupted) // second signal: leave at once
 	}()
-	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	args := os.Args[1:]
+	if len(args) == 0 && cli.InLambda() {
+		args = cli.LambdaArgs() // started by the AWS Lambda runtime
+	}
+	code := cli.Main(ctx, args, os.Stdout, os.Stderr)
 	cancel()
 	os.Exit(code)
 }

@@ -157,7 +157,7 @@ func loadRun(ctx context.Context, st *results.Store, id string) (*savedRun, erro
 func decodeRun(run results.Run, steps []results.Step) (*savedRun, error) {
 	sr := &savedRun{run: run, steps: steps}
 	switch run.Command {
-	case "run":
+	case "run", "probe":
 		sr.doc = &report.Document{}
 		if err := json.Unmarshal(run.Document, sr.doc); err != nil {
 			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)

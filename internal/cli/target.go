@@ -30,6 +30,10 @@ type targetFlags struct {
 	upload, partSize          string
 	partConcurrency           int
 	lab                       labFlags
+	// persistent (probe, serve) keeps objects under objbench/probe/ (or
+	// --prefix) across runs: the prefix need not be empty, and nothing is
+	// deleted there.
+	persistent bool
 }
 
 func (tf *targetFlags) register(fl *pflag.FlagSet) {
@@ -159,8 +163,14 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 		return nil, err
 	}
 	e.prefix = e.target.Prefix + "objbench/" + runID + "/"
+	if tf.persistent {
+		e.prefix = e.target.Prefix + "objbench/probe/"
+	}
 	if tf.prefix != "" {
 		e.prefix = e.target.Prefix + strings.Trim(tf.prefix, "/") + "/"
+	}
+	if tf.persistent {
+		return e, nil
 	}
 	if e.keep, err = checkPrefix(ctx, e.setup.Backend, e.target, e.prefix, tf.force); err != nil {
 		return nil, err

@@ -20,8 +20,20 @@ type Document struct {
 	// Labels are the user's --label k=v values.
 	Labels map[string]string `json:"labels,omitempty"`
 	// Interrupted is true when the run was stopped before its end.
-	Interrupted bool     `json:"interrupted,omitempty"`
-	Results     []Result `json:"results"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Probe describes a round of `objbench probe` or `serve` (nil otherwise).
+	Probe   *ProbeInfo `json:"probe,omitempty"`
+	Results []Result   `json:"results"`
+}
+
+// ProbeInfo places a probe round in its process: the round number and the
+// seq of its first and last requests, which count across rounds, so that a
+// round whose first request has seq > 0 ran on a warm client.
+type ProbeInfo struct {
+	Round    int64 `json:"round"`
+	SeqFirst int   `json:"seq_first"`
+	SeqLast  int   `json:"seq_last"`
+	Failed   int64 `json:"failed"`
 }
 
 // TargetInfo says what was measured. Never a credential.

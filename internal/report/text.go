@@ -49,7 +49,11 @@ func WriteText(w io.Writer, d *Document) error {
 }
 
 func header(w io.Writer, d *Document) {
-	fmt.Fprintf(w, "objbench run %s: %s (%s", d.RunID, d.Target.URL, d.Target.Provider)
+	command := "run"
+	if d.Probe != nil {
+		command = "probe"
+	}
+	fmt.Fprintf(w, "objbench %s %s: %s (%s", command, d.RunID, d.Target.URL, d.Target.Provider)
 	if d.Target.Endpoint != "" {
 		fmt.Fprintf(w, " at %s", d.Target.Endpoint)
 	}
@@ -77,6 +81,16 @@ func header(w io.Writer, d *Document) {
 			fmt.Fprintf(w, ", %s", l.Bandwidth)
 		}
 		fmt.Fprintf(w, ", %s\n", tls)
+	}
+	if p := d.Probe; p != nil {
+		fmt.Fprintf(w, "round %d of this process: requests seq %d to %d", p.Round, p.SeqFirst, p.SeqLast)
+		if p.SeqFirst > 0 {
+			fmt.Fprint(w, " (the client is warm from earlier rounds: the first request may reuse a connection)")
+		}
+		if p.Failed > 0 {
+			fmt.Fprintf(w, ", %d failed", p.Failed)
+		}
+		fmt.Fprintln(w)
 	}
 	if s := strategies(d.Results); len(s) == 1 {
 		fmt.Fprintf(w, "connections: %s\n", s[0])

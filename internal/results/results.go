@@ -185,23 +185,56 @@ func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples []Sampl
 			}
 		}
 	}
-	if len(samples) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, r := range samples {
-			p := r.Phases
-			if _, err := stmt.ExecContext(ctx, run.ID, r.Step, r.Worker, r.Seq, r.Op, r.Key, r.Size, r.Bytes,
-				ns(r.Start), ns(r.FirstByte), ns(r.End), int64(p[0]), int64(p[1]), int64(p[2]), int64(p[3]), int64(p[4]), int64(p[5]), int64(p[6]),
-				r.Status, r.ErrClass, r.Err, r.Requests, r.Retries, r.Reconnects, r.Reused, r.WasIdle, int64(r.IdleTime),
-				r.Proto, r.TLSVersion, r.RemoteAddr); err != nil {
-				return fmt.Errorf("save samples: %w", err)
-			}
-		}
+	if err := insertSamples(ctx, tx, run.ID, samples); err != nil {
+		return fmt.Errorf("save samples: %w", err)
 	}
 	return tx.Commit()
+}
+
+// sampleColumns is the number of columns of the samples table.
+const sampleColumns = 30
+
+// sampleBatch is how many samples one INSERT carries: far fewer statement
+// executions than one row each (the cost that dominates in SQLite), and
+// well under SQLite's limit of 32766 parameters.
+const sampleBatch = 256
+
+// insertSamples writes samples in multi-row INSERTs with prepared
+// statements (one for full batches, one for the remainder).
+func insertSamples(ctx context.Context, tx *sql.Tx, runID string, samples []SampleRow) error {
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	args := make([]any, 0, sampleBatch*sampleColumns)
+	for len(samples) > 0 {
+		n := min(len(samples), sampleBatch)
+		st := stmts[n]
+		if st == nil {
+			row := "(" + strings.Repeat("?,", sampleColumns-1) + "?)"
+			q := "INSERT INTO samples VALUES " + strings.Repeat(row+",", n-1) + row
+			var err error
+			if st, err = tx.PrepareContext(ctx, q); err != nil {
+				return err
+			}
+			stmts[n] = st
+		}
+		args = args[:0]
+		for _, r := range samples[:n] {
+			p := r.Phases
+			args = append(args, runID, r.Step, r.Worker, r.Seq, r.Op, r.Key, r.Size, r.Bytes,
+				ns(r.Start), ns(r.FirstByte), ns(r.End), int64(p[0]), int64(p[1]), int64(p[2]), int64(p[3]), int64(p[4]), int64(p[5]), int64(p[6]),
+				r.Status, r.ErrClass, r.Err, r.Requests, r.Retries, r.Reconnects, r.Reused, r.WasIdle, int64(r.IdleTime),
+				r.Proto, r.TLSVersion, r.RemoteAddr)
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return err
+		}
+		samples = samples[n:]
+	}
+	return nil
 }
 
 func ns(t time.Time) int64 {

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// InLambda says whether this process was started by the AWS Lambda
+// runtime (its API address is set), so that main runs the handler.
+func InLambda() bool { return os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" }
+
+// LambdaArgs are the command line of the handler: `lambda` and the flags
+// in OBJBENCH_ARGS (e.g. "--target s3://my-bucket --count 50").
+func LambdaArgs() []string {
+	return append([]string{"lambda"}, strings.Fields(os.Getenv("OBJBENCH_ARGS"))...)
+}
+
+func newLambdaCmd(g *globals, stderr io.Writer) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:    "lambda",
+		Hidden: true,
+		Short:  "The probe as an AWS Lambda handler (started by the Lambda runtime)",
+		Long: `lambda runs the probe as an AWS Lambda handler. objbench runs it by itself when the
+Lambda runtime starts it (AWS_LAMBDA_RUNTIME_API is set) with no arguments; its flags
+come from OBJBENCH_ARGS, e.g. "--target s3://my-bucket --count 50 --prepare".
+
+Each invocation runs one round on the clients made at the cold start, kept in the
+handler's closure, so a warm instance's first request finds the connections of the
+previous invocation (seed 000). The event is the POST /probe body of 'objbench serve':
+{"count": 50, "pool": 10, "size": "1KiB", "target": "s3://..."}, all optional; other
+fields (a schedule's event) are ignored. The answer is the round's objbench/v1 document.
+Runs are saved under /tmp unless --db or --no-save.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, closeFn, err := lambdaHandler(cmd.Context(), g, &f, cmd.Flags(), stderr)
+			if err != nil {
+				return err
+			}
+			lambda.StartWithOptions(h, lambda.WithContext(cmd.Context()), lambda.WithEnableSIGTERM(closeFn))
+			closeFn()
+			return nil
+		},
+	}
+	f.probeFlags.register(cmd.Flags())
+	cmd.Flags().StringArrayVar(&f.targets, "target", nil, "a target to probe (repeatable; default the lab)")
+	return cmd
+}
+
+// lambdaHandler opens the targets once (the cold start) and returns the
+// handler that runs a round per invocation on those clients.
+func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.FlagSet, stderr io.Writer) (func(context.Context, json.RawMessage) (json.RawMessage, error), func(), error) {
+	o, err := f.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	if g.db == "" && !f.noSave && os.Getenv("XDG_DATA_HOME") == "" {
+		g.db = filepath.Join(os.TempDir(), "objbench", "results.db") // only /tmp is writable on Lambda
+	}
+	p, err := openProber(ctx, g, f.targets, &f.probeFlags, fs, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := func(ctx context.Context, event json.RawMessage) (json.RawMessage, error) {
+		var req probeRequest
+		if len(event) > 0 && string(event) != "null" {
+			// Lenient: a scheduler's event carries fields of its own.
+			if err := json.Unmarshal(event, &req); err != nil {
+				req = probeRequest{}
+			}
+		}
+		ro, err := req.apply(o)
+		if err != nil {
+			return nil, err
+		}
+		targets, err := p.find(req.Target)
+		if err != nil {
+			return nil, err
+		}
+		docs, _, err := p.round(ctx, targets, ro)
+		if p.tracer != nil {
+			_ = p.tracer.Flush(ctx) // the instance may be frozen once we answer
+		}
+		if err != nil && len(docs) == 0 {
+			return nil, err
+		}
+		out := marshal(func(w io.Writer) error { return writeProbeJSON(w, docs) })
+		if out == nil {
+			return nil, fmt.Errorf("encode the round's document")
+		}
+		return out, nil
+	}
+	return h, func() { p.Close(context.Background()) }, nil
+}

@@ -1,0 +1,369 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/probe"
+	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/telemetry"
+	"github.com/objbench/objbench/internal/units"
+)
+
+// probeFlags are shared by probe and serve.
+type probeFlags struct {
+	targetFlags
+	saveFlags
+	count   int
+	pool    int
+	size    string
+	prepare bool
+	conn    string
+	otlp    string
+}
+
+func (pf *probeFlags) register(fl *pflag.FlagSet) {
+	pf.targetFlags.register(fl)
+	pf.saveFlags.register(fl)
+	fl.IntVar(&pf.count, "count", 50, "GETs per round, one at a time")
+	fl.IntVar(&pf.pool, "pool", 10, "objects in the pool the keys are drawn from")
+	fl.StringVar(&pf.size, "size", "1KiB", "size of each pool object")
+	fl.BoolVar(&pf.prepare, "prepare", false, "create the pool objects that are missing (under objbench/probe/, or --prefix; they are kept for later rounds)")
+	fl.StringVar(&pf.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2)")
+	fl.StringVar(&pf.otlp, "otlp", "", "export a trace of each round to this OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT)")
+}
+
+// options are the round options the flags give.
+func (pf *probeFlags) options() (probe.Options, error) {
+	size, err := units.ParseSize(pf.size)
+	if err != nil || size <= 0 {
+		return probe.Options{}, usagef("--size %q: use a size such as 1KiB", pf.size)
+	}
+	o := probe.Options{Count: pf.count, Pool: pf.pool, Size: size, Prepare: pf.prepare, Timeout: pf.timeout}
+	if pf.count <= 0 || pf.pool <= 0 {
+		return o, usagef("--count and --pool must be positive")
+	}
+	if _, err := o.WithDefaults(); err != nil {
+		return o, usageError{err}
+	}
+	return o, nil
+}
+
+// prober holds the targets a process probes, each with the client every
+// round uses, and where rounds go: the database, metrics, traces.
+type prober struct {
+	g       *globals
+	sf      saveFlags
+	labels  map[string]string
+	targets []*probe.Target
+	lab     map[*probe.Target]bool // lab targets: their pool is made on demand
+	envs    []*targetEnv
+	metrics *telemetry.Metrics
+	tracer  *telemetry.Tracer
+	stderr  io.Writer
+}
+
+// openProber opens every target (the lab when none is given) with a
+// client that stays open, and the OTLP exporter when asked for.
+func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, fs *pflag.FlagSet, stderr io.Writer) (_ *prober, err error) {
+	labels, err := pf.saveFlags.check()
+	if err != nil {
+		return nil, err
+	}
+	strategy, err := nettrace.ParseStrategy(pf.conn)
+	if err != nil {
+		return nil, usagef("--conn: %w", err)
+	}
+	if len(raws) == 0 {
+		raws = []string{""}
+	}
+	p := &prober{g: g, sf: pf.saveFlags, labels: labels, lab: map[*probe.Target]bool{}, stderr: stderr}
+	defer func() {
+		if err != nil {
+			p.Close(context.Background())
+		}
+	}()
+	if ep := telemetry.OTLPEndpoint(pf.otlp); ep != "" {
+		if p.tracer, err = telemetry.NewTracer(ctx, ep, version()); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	tf := pf.targetFlags
+	tf.persistent = true
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		if seen[raw] {
+			continue
+		}
+		seen[raw] = true
+		env, err := openTarget(ctx, raw, &tf, fs, labDefaults{}, "")
+		if err != nil {
+			if len(raws) > 1 {
+				return nil, fmt.Errorf("%s: %w", orLab(raw), err)
+			}
+			return nil, err
+		}
+		p.envs = append(p.envs, env)
+		c, err := env.factory(strategy, false, env.sopts.Upload, 1)(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t := &probe.Target{Info: env.info(), Lab: env.labInfo, Strategy: string(strategy), PeerName: peerName(env),
+			Client: c, Setup: env.setup.Backend, Prefix: env.prefix}
+		p.targets = append(p.targets, t)
+		p.lab[t] = env.lab != nil
+	}
+	return p, nil
+}
+
+func orLab(raw string) string {
+	if raw == "" {
+		return "lab"
+	}
+	return raw
+}
+
+// peerName is the host requests go to: the endpoint's, else the provider's.
+func peerName(e *targetEnv) string {
+	if u, err := url.Parse(e.endpoint); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	switch e.target.Scheme {
+	case "s3":
+		region := e.sopts.Region
+		if region == "" {
+			region = "us-east-1"
+		}
+		return e.target.Bucket + ".s3." + region + ".amazonaws.com"
+	case "gs":
+		return "storage.googleapis.com"
+	case "az":
+		return e.target.Account + ".blob.core.windows.net"
+	}
+	return ""
+}
+
+// find returns the targets a request names: all when name is empty.
+func (p *prober) find(name string) ([]*probe.Target, error) {
+	if name == "" {
+		return p.targets, nil
+	}
+	var known []string
+	for _, t := range p.targets {
+		if t.Info.URL == name || strings.TrimSuffix(t.Info.URL, "/") == strings.TrimSuffix(name, "/") {
+			return []*probe.Target{t}, nil
+		}
+		known = append(known, t.Info.URL)
+	}
+	return nil, fmt.Errorf("target %q is not one this process probes (%s)", name, strings.Join(known, ", "))
+}
+
+// round runs one round on each target in turn, records and saves them.
+// It returns the rounds made, with the first error that stopped one.
+func (p *prober) round(ctx context.Context, targets []*probe.Target, o probe.Options) ([]*report.Document, []*probe.Round, error) {
+	var docs []*report.Document
+	var rounds []*probe.Round
+	for _, t := range targets {
+		to := o
+		if p.lab[t] {
+			to.Prepare = true // the lab starts empty with every process
+		}
+		hooks := probe.Hooks{}
+		if p.metrics != nil {
+			hooks.OnSample = func(t *probe.Target, s *nettrace.Sample) { p.metrics.Observe(t.Info.URL, t.Strategy, s) }
+		}
+		if p.tracer != nil {
+			hooks.OnRound = p.tracer.Round
+		}
+		started := time.Now()
+		r, err := probe.Run(ctx, t, to, hooks)
+		if r == nil {
+			if len(targets) > 1 {
+				err = fmt.Errorf("%s: %w", t.Info.URL, err)
+			}
+			return docs, rounds, err
+		}
+		if p.metrics != nil {
+			p.metrics.Round(t.Info.URL, r.Failed)
+		}
+		doc := p.document(r, to, started, ctx.Err() != nil)
+		p.save(r, doc)
+		docs, rounds = append(docs, doc), append(rounds, r)
+		if err != nil {
+			return docs, rounds, err
+		}
+	}
+	return docs, rounds, nil
+}
+
+// document is the objbench/v1 document of one round.
+func (p *prober) document(r *probe.Round, o probe.Options, started time.Time, interrupted bool) *report.Document {
+	first, last := 0, -1
+	if n := len(r.Samples); n > 0 {
+		first, last = r.Samples[0].Seq, r.Samples[n-1].Seq
+	}
+	return &report.Document{
+		Schema: report.Schema, RunID: newRunID(), Target: r.Target.Info, Lab: r.Target.Lab,
+		StartedAt: started.UTC().Format(time.RFC3339), DurationS: r.Wall.Seconds(), Client: clientInfo(),
+		Options: map[string]string{"count": strconv.Itoa(o.Count), "pool": strconv.Itoa(o.Pool), "size": units.FormatSize(o.Size),
+			"conn": r.Target.Strategy, "prefix": r.Target.Prefix},
+		Labels:      p.labels,
+		Interrupted: interrupted,
+		Probe:       &report.ProbeInfo{Round: r.Number, SeqFirst: first, SeqLast: last, Failed: r.Failed},
+		Results:     []report.Result{r.Result},
+	}
+}
+
+// save stores a round as a run of command "probe" with every request.
+func (p *prober) save(r *probe.Round, doc *report.Document) {
+	if p.sf.noSave {
+		return
+	}
+	summary, _ := json.Marshal(r.Result)
+	step := results.Step{Index: 0, Workload: "probe", Op: "get", SizeBytes: r.Result.SizeBytes, Concurrency: 1,
+		Strategy: r.Target.Strategy, Summary: summary, Histograms: r.Histograms}
+	samples := make([]results.SampleRow, 0, min(len(r.Samples), p.sf.keep))
+	for _, s := range r.Samples[:min(len(r.Samples), p.sf.keep)] {
+		samples = append(samples, results.SampleRow{Step: 0, Sample: s})
+	}
+	run := results.Run{ID: doc.RunID, Command: "probe", StartedAt: r.Start, DurationS: doc.DurationS,
+		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
+		Labels: p.labels, Interrupted: doc.Interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := p.g.open(ctx)
+	if err == nil {
+		err = st.Save(ctx, run, []results.Step{step}, samples)
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(p.stderr, "objbench: warning: probe round %s not saved: %s\n", run.ID, oneLine(err.Error()))
+	}
+}
+
+// Close flushes the traces and closes every client and lab.
+func (p *prober) Close(ctx context.Context) {
+	if p.tracer != nil {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := p.tracer.Shutdown(ctx); err != nil {
+			fmt.Fprintf(p.stderr, "objbench: warning: %s\n", oneLine(err.Error()))
+		}
+		cancel()
+	}
+	for _, t := range p.targets {
+		t.Client.Close()
+	}
+	for _, e := range p.envs {
+		e.Close()
+	}
+}
+
+// writeProbeJSON prints one document, or {"schema", "probes": [...]} for several.
+func writeProbeJSON(w io.Writer, docs []*report.Document) error {
+	if len(docs) == 1 {
+		return report.WriteJSON(w, docs[0])
+	}
+	var parts []json.RawMessage
+	for _, d := range docs {
+		parts = append(parts, marshal(func(w io.Writer) error { return report.WriteJSON(w, d) }))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"schema": report.Schema, "probes": parts})
+}
+
+func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
+	var pf probeFlags
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "probe [TARGET...]",
+		Short: "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
+		Long: `probe makes one round of the probe seed 000 ran from cloud functions: --count GETs
+(default 50), one at a time, of random keys from a pool of --pool objects of --size
+(default 10 x 1 KiB), on each TARGET in turn, and prints the phase table of the first
+request against the later ones. Every request is saved with its seq, whether its
+connection was reused, the target, provider, region and --label values.
+
+The pool lives under objbench/probe/ in the bucket (or --prefix) and is kept for the
+next rounds; --prepare creates what is missing (never needed on the lab). With no
+TARGET, the embedded lab.
+
+--otlp (or OTEL_EXPORTER_OTLP_ENDPOINT) exports a trace per round: a span per
+request with child spans dns, connect, tls, send, wait, recv.
+
+To keep connections across rounds, as a function instance does between invocations,
+run 'objbench serve' (or the Lambda handler) instead.
+
+Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
+		Example: `  objbench probe                                        # the lab
+  objbench probe s3://my-bucket --prepare               # first time: make the pool
+  objbench probe s3://bucket-us gs://bucket-us --label fn=us-central1
+  objbench probe lab:cross-region --tls --otlp http://127.0.0.1:4318`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			o, err := pf.options()
+			if err != nil {
+				return err
+			}
+			p, err := openProber(ctx, g, args, &pf, cmd.Flags(), stderr)
+			if err != nil {
+				return err
+			}
+			docs, rounds, runErr := p.round(ctx, p.targets, o)
+			p.Close(context.Background())
+			if jsonOut {
+				if len(docs) > 0 {
+					if err := writeProbeJSON(stdout, docs); err != nil {
+						return err
+					}
+				}
+			} else {
+				for _, d := range docs {
+					if err := report.WriteText(stdout, d); err != nil {
+						return err
+					}
+				}
+			}
+			if pf.report != "" && len(docs) > 0 {
+				var srs []*savedRun
+				for _, d := range docs {
+					srs = append(srs, &savedRun{run: results.Run{ID: d.RunID, Command: "probe", TargetURL: d.Target.URL, Labels: d.Labels}, doc: d})
+				}
+				if err := writeReportFile(pf.report, reportInput(srs, "")); err != nil {
+					return err
+				}
+			}
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			if runErr != nil {
+				return runErr
+			}
+			var failed, total int64
+			for _, r := range rounds {
+				failed += r.Failed
+				total += int64(len(r.Samples))
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d requests failed", failed, total)
+			}
+			return nil
+		},
+	}
+	pf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
+	return cmd
+}
