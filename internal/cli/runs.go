@@ -276,7 +276,8 @@ func exportSamples(ctx context.Context, st *results.Store, sr *savedRun, w io.Wr
 	for _, p := range nettrace.Phases() {
 		head = append(head, p.String()+"_ms")
 	}
-	head = append(head, "status", "error_class", "error", "requests", "retries", "reconnects", "reused", "was_idle", "idle_ms", "protocol", "tls_version", "remote_addr", "bytes")
+	head = append(head, "status", "error_class", "error", "requests", "retries", "reconnects", "reused", "was_idle", "idle_ms", "protocol", "tls_version", "remote_addr", "bytes",
+		"target", "provider", "region", "labels")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -285,6 +286,11 @@ func exportSamples(ctx context.Context, st *results.Store, sr *savedRun, w io.Wr
 		steps[s.Index] = s
 	}
 	f := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) }
+	region := ""
+	if sr.doc != nil {
+		region = sr.doc.Target.Region
+	}
+	labels := formatLabels(sr.run.Labels)
 	err := st.Samples(ctx, sr.run.ID, func(row results.SampleRow) error {
 		s, stp := row.Sample, steps[row.Step]
 		rec := []string{sr.run.ID, strconv.Itoa(row.Step), stp.Workload, s.Op, strconv.FormatInt(s.Size, 10), strconv.Itoa(stp.Concurrency),
@@ -293,7 +299,8 @@ func exportSamples(ctx context.Context, st *results.Store, sr *savedRun, w io.Wr
 			rec = append(rec, f(d))
 		}
 		rec = append(rec, strconv.Itoa(s.Status), s.ErrClass, s.Err, strconv.Itoa(s.Requests), strconv.Itoa(s.Retries), strconv.Itoa(s.Reconnects),
-			strconv.FormatBool(s.Reused), strconv.FormatBool(s.WasIdle), f(s.IdleTime), s.Proto, s.TLSVersion, s.RemoteAddr, strconv.FormatInt(s.Bytes, 10))
+			strconv.FormatBool(s.Reused), strconv.FormatBool(s.WasIdle), f(s.IdleTime), s.Proto, s.TLSVersion, s.RemoteAddr, strconv.FormatInt(s.Bytes, 10),
+			sr.run.TargetURL, sr.run.Provider, region, labels)
 		return cw.Write(rec)
 	})
 	if err != nil {
