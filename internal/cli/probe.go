@@ -98,6 +98,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 		if p.tracer, err = telemetry.NewTracer(ctx, ep, version()); err != nil {
 			return nil, usageError{err}
 		}
+		p.tracer.Labels = labels
 	}
 	tf := pf.targetFlags
 	tf.persistent = true

@@ -52,7 +52,8 @@ live across invocations as the platform allows, and seq continues from round to 
 
 Targets are --target (repeatable; default the embedded lab); a request may name one of
 them, never another. The address is 127.0.0.1:$PORT (Cloud Run's convention), else
-127.0.0.1:8080, unless --listen says otherwise. Beyond loopback a bearer token
+127.0.0.1:8080, unless --listen says otherwise (a HOST alone takes $PORT: --listen 0.0.0.0
+in a container). Beyond loopback a bearer token
 (--token or OBJBENCH_TOKEN) guards /probe; objbench refuses to listen there without one
 unless --allow-unauthenticated says the platform authenticates callers (Cloud Run with
 IAM). --every also runs rounds on a schedule. SIGTERM stops it gracefully.`,
@@ -76,15 +77,23 @@ IAM). --every also runs rounds on a schedule. SIGTERM stops it gracefully.`,
 }
 
 // listenAddr is --listen, else 127.0.0.1 with $PORT or 8080.
+// A --listen without a port ("0.0.0.0" in a container) takes $PORT too.
 func (f *serveFlags) listenAddr() (string, error) {
-	if f.listen != "" {
-		return f.listen, nil
-	}
 	port := os.Getenv("PORT")
 	if port == "" {
 		port = "8080"
 	}
-	return net.JoinHostPort("127.0.0.1", port), nil
+	if f.listen == "" {
+		return net.JoinHostPort("127.0.0.1", port), nil
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err == nil {
+		return f.listen, nil
+	}
+	host := strings.Trim(f.listen, "[]")
+	if host == "" || strings.ContainsAny(host, "/ ") {
+		return "", usagef("--listen %q: use HOST:PORT, or HOST alone to take $PORT", f.listen)
+	}
+	return net.JoinHostPort(host, port), nil
 }
 
 // isLoopback says whether addr's host is loopback only.

@@ -26,6 +26,9 @@ import (
 type Tracer struct {
 	tp *sdktrace.TracerProvider
 	tr trace.Tracer
+	// Labels are the user's --label values, set on every span as
+	// objbench.label.<key>.
+	Labels map[string]string
 }
 
 // OTLPEndpoint is the collector to export to: flag, else the standard
@@ -98,6 +101,9 @@ func (t *Tracer) Round(ctx context.Context, r *probe.Round) {
 		attribute.String("objbench.provider", tg.Info.Provider),
 		attribute.String("cloud.region", tg.Info.Region),
 		attribute.String("objbench.strategy", tg.Strategy),
+	}
+	for k, v := range t.Labels {
+		common = append(common, attribute.String("objbench.label."+k, v))
 	}
 	end := r.Start.Add(r.Wall)
 	ctx, root := t.tr.Start(ctx, "objbench probe", trace.WithTimestamp(r.Start), trace.WithSpanKind(trace.SpanKindInternal),
