@@ -41,7 +41,8 @@ func TestLabServesAnyClient(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"lab", "--rtt", "10ms"}, &out, &errb) }()
-	deadline := time.Now().Add(20 * time.Second)
+	// Generous: it starts Azurite, a Node.js process, on a busy machine.
+	deadline := time.Now().Add(90 * time.Second)
 	for !strings.Contains(out.String(), "Press Ctrl-C") {
 		if time.Now().After(deadline) {
 			t.Fatalf("lab did not start: %s %s", out.String(), errb.String())
