@@ -119,7 +119,7 @@ func TestRoundSpans(t *testing.T) {
 		}
 		attrs := map[string]string{}
 		for _, a := range s.Attributes {
-			attrs[string(a.Key)] = a.Value.Emit()
+			attrs[string(a.Key)] = a.Value.String()
 		}
 		for k, want := range map[string]string{"net.peer.name": "b.s3.us-east-1.amazonaws.com", "tls.protocol.version": "1.3",
 			"cloud.region": "us-east-1", "objbench.label.fn": "us-central1", "network.protocol.version": "1.1"} {
