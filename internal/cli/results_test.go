@@ -156,7 +156,7 @@ func TestStrategiesSavedAndNoSave(t *testing.T) {
 	}
 	checkReportPage(t, page, []string{"lab s3:local"}, []string{"Time to first byte, GET", "Phases of a GET"})
 	code, out, _ := runCLI(t, ctx, "runs", "--db", db, "--json")
-	if code != 0 || strings.Count(out, `"run_id"`) != 1 || !strings.Contains(out, `"command": "strategies"`) {
+	if code != 0 || strings.Count(out, `"run_id"`) != 1 || !strings.Contains(out, `"command":"strategies"`) {
 		t.Errorf("runs after strategies and a --no-save run:\n%s", out)
 	}
 	_, out, _ = runCLI(t, ctx, "runs", "--db", db)

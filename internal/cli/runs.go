@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -9,8 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -57,40 +58,18 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
 			if err != nil {
 				return err
 			}
+			out := bufio.NewWriterSize(stdout, 64<<10) // thousands of rows: few writes
+			defer out.Flush()
+			stdout := io.Writer(out)
 			if jsonOut {
-				type row struct {
-					RunID       string            `json:"run_id"`
-					StartedAt   string            `json:"started_at"`
-					Command     string            `json:"command"`
-					Target      string            `json:"target"`
-					Labels      map[string]string `json:"labels"`
-					DurationS   float64           `json:"duration_s"`
-					Interrupted bool              `json:"interrupted,omitempty"`
-				}
-				out := struct {
-					Runs []row `json:"runs"`
-				}{Runs: []row{}}
-				for _, r := range runs {
-					out.Runs = append(out.Runs, row{r.ID, r.StartedAt.UTC().Format(time.RFC3339), r.Command, r.TargetURL, nonNil(r.Labels), r.DurationS, r.Interrupted})
-				}
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeRunsJSON(out, runs)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintln(stdout, "no saved runs match")
-				return nil
+				return out.Flush()
 			}
-			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTARTED\tCOMMAND\tTARGET\tDURATION\tLABELS")
-			for _, r := range runs {
-				dur := fmt.Sprintf("%.1fs", r.DurationS)
-				if r.Interrupted {
-					dur += " (interrupted)"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.StartedAt.Local().Format("2006-01-02 15:04"), r.Command, r.TargetURL, dur, formatLabels(r.Labels))
-			}
-			return tw.Flush()
+			writeRunsTable(out, runs)
+			return out.Flush()
 		},
 	}
 	fl := cmd.Flags()
@@ -102,6 +81,69 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
 	fl.IntVar(&limit, "limit", 0, "at most this many runs (0: all)")
 	fl.BoolVar(&jsonOut, "json", false, `print {"runs": [...]}`)
 	return cmd
+}
+
+// runRow is one run of `runs --json`.
+type runRow struct {
+	RunID       string            `json:"run_id"`
+	StartedAt   string            `json:"started_at"`
+	Command     string            `json:"command"`
+	Target      string            `json:"target"`
+	Labels      map[string]string `json:"labels"`
+	DurationS   float64           `json:"duration_s"`
+	Interrupted bool              `json:"interrupted,omitempty"`
+}
+
+// writeRunsJSON prints {"runs": [...]}, one run per line: each row is
+// encoded on its own, which is much cheaper for thousands of runs than
+// indenting the whole document.
+func writeRunsJSON(w *bufio.Writer, runs []results.Run) error {
+	w.WriteString("{\n  \"runs\": [")
+	for i, r := range runs {
+		b, err := json.Marshal(runRow{r.ID, r.StartedAt.UTC().Format(time.RFC3339), r.Command, r.TargetURL, nonNil(r.Labels), r.DurationS, r.Interrupted})
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		w.Write(b)
+	}
+	if len(runs) > 0 {
+		w.WriteString("\n  ")
+	}
+	w.WriteString("]\n}\n")
+	return w.Flush()
+}
+
+// writeRunsTable prints the runs in aligned columns (two passes: widths,
+// then rows), as tabwriter would but without its per-cell work.
+func writeRunsTable(w *bufio.Writer, runs []results.Run) {
+	rows := make([][6]string, 0, len(runs)+1)
+	rows = append(rows, [6]string{"RUN", "STARTED", "COMMAND", "TARGET", "DURATION", "LABELS"})
+	for _, r := range runs {
+		dur := strconv.FormatFloat(r.DurationS, 'f', 1, 64) + "s"
+		if r.Interrupted {
+			dur += " (interrupted)"
+		}
+		rows = append(rows, [6]string{r.ID, r.StartedAt.Local().Format("2006-01-02 15:04"), r.Command, r.TargetURL, dur, formatLabels(r.Labels)})
+	}
+	var width [6]int
+	for _, row := range rows {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range rows {
+		for i, c := range row {
+			w.WriteString(c)
+			if i < len(row)-1 {
+				w.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		w.WriteByte('\n')
+	}
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"bytes"
 	"context"
 	"errors"
@@ -174,5 +175,33 @@ func BenchmarkSave100kSamples(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+func TestDecodeLabels(t *testing.T) {
+	t.Parallel()
+	for _, m := range []map[string]string{
+		nil,
+		{"env": "laptop"},
+		{"env": "a,b", "region": "us-east-1", "k:1": "{x}"},
+		{"quote": `say "hi"`, "slash": `a\b`, "unicode": "café ☕", "": "empty key"},
+		{"v": ""},
+	} {
+		b, _ := json.Marshal(m)
+		if m == nil {
+			b = []byte("{}")
+		}
+		got := decodeLabels(string(b))
+		if len(got) != len(m) {
+			t.Errorf("%s: got %v", b, got)
+		}
+		for k, v := range m {
+			if got[k] != v {
+				t.Errorf("%s: %q = %q, want %q", b, k, got[k], v)
+			}
+		}
+	}
+	if got := decodeLabels(`{"a":"b"`); got != nil {
+		t.Errorf("broken JSON decoded to %v", got)
 	}
 }
