@@ -97,6 +97,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) error {
+	// Most opens find the schema current: a read says so without taking
+	// the write lock.
+	var cur int
+	if err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&cur); err == nil {
+		if cur > len(migrations) {
+			return fmt.Errorf("%s is at schema version %d, this objbench knows %d: %w", s.path, cur, len(migrations), ErrNewerSchema)
+		}
+		if cur == len(migrations) {
+			return nil
+		}
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("results database %s: %w", s.path, err)
