@@ -27,9 +27,17 @@ for i in $(seq 10); do
     curl -s -o /dev/null -w '%{http_code}\n' --max-time 60 -X POST "$base/probe" -d '{}'
   done >"$tmp/caller$i.txt") &
 done
+# Every 15 s during the load: memory and goroutines should level off.
+while ((SECONDS < end)); do
+  sleep 15
+  ((SECONDS <= end + 1)) && printf '%-8s %-10s %s\n' "+$((duration - end + SECONDS))s" "$(rss)" "$(goroutines)"
+done
 wait $(jobs -p | grep -v "^$pid$") 2>/dev/null || true
 sleep 1
 printf '%-8s %-10s %s\n' end "$(rss)" "$(goroutines)"
+# Idle connections time out (the lab's --idle-timeout, default 20 s).
+sleep 22
+printf '%-8s %-10s %s\n' idle+22s "$(rss)" "$(goroutines)"
 echo "answers by HTTP status:"
 cat "$tmp"/caller*.txt | sort | uniq -c
 curl -fs "$base/metrics" | grep -E '^objbench_(requests|errors)_total' || true

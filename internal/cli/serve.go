@@ -52,11 +52,11 @@ live across invocations as the platform allows, and seq continues from round to 
 
 Targets are --target (repeatable; default the embedded lab); a request may name one of
 them, never another. The address is 127.0.0.1:$PORT (Cloud Run's convention), else
-127.0.0.1:8080, unless --listen says otherwise (a HOST alone takes $PORT: --listen 0.0.0.0
-in a container). Beyond loopback a bearer token
-(--token or OBJBENCH_TOKEN) guards /probe; objbench refuses to listen there without one
-unless --allow-unauthenticated says the platform authenticates callers (Cloud Run with
-IAM). --every also runs rounds on a schedule. SIGTERM stops it gracefully.`,
+127.0.0.1:8080, unless --listen says otherwise; a HOST alone takes $PORT (--listen 0.0.0.0
+in a container). Beyond loopback a bearer token (--token or OBJBENCH_TOKEN) guards
+/probe: objbench refuses to listen there without one unless --allow-unauthenticated says
+the platform authenticates callers (Cloud Run with IAM). --every also runs rounds on a
+schedule. SIGTERM stops it gracefully: rounds in flight answer, traces are flushed.`,
 		Example: `  objbench serve                                        # the lab, on 127.0.0.1:8080
   curl -X POST localhost:8080/probe -d '{"count": 20}'
   objbench serve --target s3://my-bucket --prepare --every 1m --otlp http://127.0.0.1:4318
