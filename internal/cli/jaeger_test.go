@@ -127,6 +127,9 @@ func checkProbeTrace(t *testing.T, spans []jaegerSpan, count int, wantFirst []st
 				t.Errorf("GET span lacks %q", k)
 			}
 		}
+		if v, _ := g.tag("cloud.region"); v != "us-east-1" {
+			t.Errorf("cloud.region %v, want us-east-1 (the lab's, or AWS_REGION's)", v)
+		}
 		if tlsVersion != "" {
 			v, _ := g.tag("tls.protocol.version")
 			raw, _ := g.tag("tls.version")

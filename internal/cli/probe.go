@@ -120,7 +120,11 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 		if err != nil {
 			return nil, err
 		}
-		t := &probe.Target{Info: env.info(), Lab: env.labInfo, Strategy: string(strategy), PeerName: peerName(env),
+		info := env.info()
+		if rr, ok := c.Backend.(interface{ Region() string }); ok && info.Region == "" {
+			info.Region = rr.Region() // resolved by the SDK's configuration chain
+		}
+		t := &probe.Target{Info: info, Lab: env.labInfo, Strategy: string(strategy), PeerName: peerName(env),
 			Client: c, Setup: env.setup.Backend, Prefix: env.prefix}
 		p.targets = append(p.targets, t)
 		p.lab[t] = env.lab != nil

@@ -33,6 +33,7 @@ type Backend struct {
 	upload   storage.UploadStyle
 	partSize int64
 	parts    int
+	region   string
 }
 
 var _ storage.Backend = (*Backend)(nil)
@@ -95,8 +96,12 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		so.ContinueHeaderThresholdBytes = -1
 	})
-	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency}, nil
+	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
 }
+
+// Region is the region the AWS configuration chain resolved (--region,
+// AWS_REGION, the shared config), so that results name it when no flag did.
+func (b *Backend) Region() string { return b.region }
 
 // Put implements storage.Backend with one PutObject request.
 //
