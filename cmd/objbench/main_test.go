@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -171,4 +176,62 @@ func TestTwoProcessesSaveAtOnce(t *testing.T) {
 		}
 	}
 	checkDB(t, db, ids)
+}
+
+// TestServeSIGTERM: SIGTERM during a round lets it answer, then the
+// process exits 0 (Cloud Run and Kubernetes stop containers this way).
+func TestServeSIGTERM(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--listen", "127.0.0.1:0", "--target", "lab:same-region", "--rtt", "5ms", "--no-save")
+	cmd.Env = append(os.Environ(), "OBJBENCH_TEST_BE_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		_ = cmd.Process.Kill()
+		t.Fatalf("serve did not start: %q %v %s", line, err, errOut.String())
+	}
+	type answer struct {
+		code int
+		body []byte
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		// 100 GETs at 5 ms round trips: about half a second.
+		resp, err := http.Post(m[1]+"/probe", "application/json", strings.NewReader(`{"count": 100}`))
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		done <- answer{resp.StatusCode, b, err}
+	}()
+	time.Sleep(150 * time.Millisecond) // the round is under way
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.err != nil || a.code != http.StatusOK {
+		t.Errorf("the round in flight: %d %v %.200s", a.code, a.err, a.body)
+	} else if !bytes.Contains(a.body, []byte(`"count": 100`)) {
+		t.Errorf("the round in flight did not finish its 100 GETs: %.300s", a.body)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v: %s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "shutting down") {
+		t.Errorf("stderr: %s", errOut.String())
+	}
 }

@@ -365,3 +365,34 @@ func TestLambdaHandler(t *testing.T) {
 		t.Errorf("foreign target: %v", err)
 	}
 }
+
+// TestServeEvery: --every runs rounds with nobody calling.
+func TestServeEvery(t *testing.T) {
+	t.Parallel()
+	base, stop := startServe(t, "--every", "1s", "--count", "3", "--no-save")
+	deadline := time.Now().Add(20 * time.Second)
+	var health struct {
+		Rounds  int64 `json:"rounds"`
+		Targets []struct {
+			Seq int64 `json:"seq"`
+		} `json:"targets"`
+	}
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&health)
+		resp.Body.Close()
+		if err == nil && health.Rounds >= 2 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if health.Rounds < 2 || len(health.Targets) != 1 || health.Targets[0].Seq < 6 {
+		t.Errorf("after the schedule: %+v", health)
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited %d", code)
+	}
+}
