@@ -82,7 +82,12 @@ network link), so it needs no account:
   objbench run lab:cross-region --tls  # the same over an emulated 80 ms link
   objbench run s3://my-bucket          # on a real bucket (also gs://, az://)
   objbench strategies                  # what reuse, parallelism and HTTP/2 are worth
-  objbench lab check --rtt 40ms        # prove the lab's round-trip math`,
+  objbench lab check --rtt 40ms        # prove the lab's round-trip math
+  objbench runs; objbench compare A B  # saved results, compared with confidence intervals
+  objbench report A B -o report.html   # one self-contained HTML page with plots
+  objbench probe s3://my-bucket        # seed 000's probe: 50 GETs, phase by phase
+  objbench serve --target gs://bucket  # the probe as a service: /probe, /metrics, OTLP traces
+  objbench startup --env-label laptop  # start-up time variance of a runtime (seed 002)`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
