@@ -42,26 +42,29 @@ finishes a transfer sooner (seed 001: "GCS finishes sooner than Azure above ~1 M
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := g.open(cmd.Context())
+			ctx := cmd.Context()
+			var comps []comparison
+			err := g.withStore(ctx, func(st *results.Store) error {
+				var runs []*savedRun
+				for _, id := range args {
+					sr, err := loadRun(ctx, st, id)
+					if err != nil {
+						return err
+					}
+					runs = append(runs, sr)
+				}
+				samples := &sampleCache{st: st}
+				for _, b := range runs[1:] {
+					c, err := compareRuns(ctx, samples, runs[0], b)
+					if err != nil {
+						return err
+					}
+					comps = append(comps, c)
+				}
+				return nil
+			})
 			if err != nil {
 				return err
-			}
-			defer st.Close()
-			var runs []*savedRun
-			for _, id := range args {
-				sr, err := loadRun(cmd.Context(), st, id)
-				if err != nil {
-					return err
-				}
-				runs = append(runs, sr)
-			}
-			var comps []comparison
-			for _, b := range runs[1:] {
-				c, err := compareRuns(cmd.Context(), st, runs[0], b)
-				if err != nil {
-					return err
-				}
-				comps = append(comps, c)
 			}
 			if jsonOut {
 				enc := json.NewEncoder(stdout)
@@ -135,7 +138,7 @@ func runLabel(sr *savedRun) string {
 
 // values returns the total latencies (ms) of a step: the raw samples when
 // enough were kept, else values drawn from its histogram.
-func values(ctx context.Context, st *results.Store, sr *savedRun, step int, byStep map[int][]float64) ([]float64, string, error) {
+func values(sr *savedRun, step int, byStep map[int][]float64) ([]float64, string, error) {
 	if v := byStep[step]; len(v) >= 20 {
 		return v, "samples", nil
 	}
@@ -153,18 +156,35 @@ func values(ctx context.Context, st *results.Store, sr *savedRun, step int, bySt
 	return nil, "none", nil
 }
 
-func samplesByStep(ctx context.Context, st *results.Store, id string) (map[int][]float64, error) {
+// sampleCache reads each run's kept samples once (total ms by step),
+// however many comparisons use the run.
+type sampleCache struct {
+	st    *results.Store
+	byRun map[string]map[int][]float64
+}
+
+func (c *sampleCache) get(ctx context.Context, id string) (map[int][]float64, error) {
+	if m, ok := c.byRun[id]; ok {
+		return m, nil
+	}
 	out := map[int][]float64{}
-	err := st.Samples(ctx, id, func(row results.SampleRow) error {
+	err := c.st.Samples(ctx, id, func(row results.SampleRow) error {
 		if row.OK() {
 			out[row.Step] = append(out[row.Step], float64(row.Total())/1e6)
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if c.byRun == nil {
+		c.byRun = map[string]map[int][]float64{}
+	}
+	c.byRun[id] = out
+	return out, nil
 }
 
-func compareRuns(ctx context.Context, st *results.Store, a, b *savedRun) (comparison, error) {
+func compareRuns(ctx context.Context, samples *sampleCache, a, b *savedRun) (comparison, error) {
 	c := comparison{A: a.run.ID, B: b.run.ID, ALabel: runLabel(a), BLabel: runLabel(b)}
 	if a.startup != nil && b.startup != nil {
 		compareStartup(&c, a.startup, b.startup)
@@ -174,11 +194,11 @@ func compareRuns(ctx context.Context, st *results.Store, a, b *savedRun) (compar
 		c.Note = fmt.Sprintf("step statistics compare run results; %s is a %s run and %s a %s run", a.run.ID, a.run.Command, b.run.ID, b.run.Command)
 		return c, nil
 	}
-	sa, err := samplesByStep(ctx, st, a.run.ID)
+	sa, err := samples.get(ctx, a.run.ID)
 	if err != nil {
 		return c, err
 	}
-	sb, err := samplesByStep(ctx, st, b.run.ID)
+	sb, err := samples.get(ctx, b.run.ID)
 	if err != nil {
 		return c, err
 	}
@@ -196,11 +216,11 @@ func compareRuns(ctx context.Context, st *results.Store, a, b *savedRun) (compar
 		sc := stepComparison{Step: stepKey(ra),
 			A: stepStats{ra.TotalMs.P50, ra.TotalMs.P90, ra.TotalMs.P99, ra.MBps.P50, ra.Count},
 			B: stepStats{rb.TotalMs.P50, rb.TotalMs.P90, rb.TotalMs.P99, rb.MBps.P50, rb.Count}}
-		va, srcA, err := values(ctx, st, a, i, sa)
+		va, srcA, err := values(a, i, sa)
 		if err != nil {
 			return c, err
 		}
-		vb, srcB, err := values(ctx, st, b, j, sb)
+		vb, srcB, err := values(b, j, sb)
 		if err != nil {
 			return c, err
 		}
@@ -216,16 +236,7 @@ func compareRuns(ctx context.Context, st *results.Store, a, b *savedRun) (compar
 			sc.MannWhitneyP = &p
 			significant = significant && p < 0.05
 		}
-		switch {
-		case len(va) == 0 || len(vb) == 0:
-			sc.Verdict = "no data"
-		case !significant:
-			sc.Verdict = "no significant difference"
-		case sc.DeltaP50.Delta < 0:
-			sc.Verdict = "B faster"
-		default:
-			sc.Verdict = "B slower"
-		}
+		sc.Verdict = verdict(len(va), len(vb), significant, sc.DeltaP50.Delta)
 		c.Steps = append(c.Steps, sc)
 	}
 	c.Crossovers = crossovers(a, b)
@@ -279,6 +290,20 @@ func fitSweep(d *report.Document, op string) (report.Fit, bool) {
 	}
 	f.TTFBms, f.MBps = max(icept, 0), 1/(slope*1000)
 	return f, true
+}
+
+// verdict reads a comparison of nA and nB values whose p50 changed by
+// delta (B minus A).
+func verdict(nA, nB int, significant bool, delta float64) string {
+	switch {
+	case nA == 0 || nB == 0:
+		return "no data"
+	case !significant:
+		return "no significant difference"
+	case delta < 0:
+		return "B faster"
+	}
+	return "B slower"
 }
 
 func writeComparison(w io.Writer, c comparison) {
@@ -346,16 +371,7 @@ func compareStartup(c *comparison, a, b *report.StartupDocument) {
 		sc.DeltaP99 = stats.BootstrapQuantile(sa.WallSamplesMs, sb.WallSamplesMs, 0.99, bootstrapRounds, rng)
 		p := stats.MannWhitney(sa.WallSamplesMs, sb.WallSamplesMs)
 		sc.MannWhitneyP = &p
-		switch {
-		case len(sa.WallSamplesMs) == 0 || len(sb.WallSamplesMs) == 0:
-			sc.Verdict = "no data"
-		case !sc.DeltaP50.Significant() || p >= 0.05:
-			sc.Verdict = "no significant difference"
-		case sc.DeltaP50.Delta < 0:
-			sc.Verdict = "B faster"
-		default:
-			sc.Verdict = "B slower"
-		}
+		sc.Verdict = verdict(len(sa.WallSamplesMs), len(sb.WallSamplesMs), sc.DeltaP50.Significant() && p < 0.05, sc.DeltaP50.Delta)
 		c.Steps = append(c.Steps, sc)
 	}
 }

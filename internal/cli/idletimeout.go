@@ -36,18 +36,9 @@ seed 004's surprise. The probe request is a bucket HEAD: nothing is written.`,
 		Example: `  objbench idle-timeout s3://my-bucket
   objbench idle-timeout gs://my-bucket --min 2s --max 10m
   objbench idle-timeout lab --idle-timeout 5s --max 20s`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("idle-timeout takes at most one TARGET, got %d", len(args))
-			}
-			return nil
-		},
+		Args: atMostOneTarget("idle-timeout"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			target := ""
-			if len(args) == 1 {
-				target = args[0]
-			}
-			return runIdleTimeout(cmd.Context(), target, &f, cmd.Flags(), stdout, stderr)
+			return runIdleTimeout(cmd.Context(), targetArg(args), &f, cmd.Flags(), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()

@@ -17,6 +17,7 @@ import (
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -238,25 +239,14 @@ func (p *prober) save(r *probe.Round, doc *report.Document) {
 	summary, _ := json.Marshal(r.Result)
 	step := results.Step{Index: 0, Workload: "probe", Op: "get", SizeBytes: r.Result.SizeBytes, Concurrency: 1,
 		Strategy: r.Target.Strategy, Summary: summary, Histograms: r.Histograms}
-	samples := make([]results.SampleRow, 0, min(len(r.Samples), p.sf.keep))
-	for _, s := range r.Samples[:min(len(r.Samples), p.sf.keep)] {
-		samples = append(samples, results.SampleRow{Step: 0, Sample: s})
+	kept := make([]stats.Kept, min(len(r.Samples), p.sf.keep))
+	for i := range kept {
+		kept[i] = stats.Kept{Step: 0, Sample: r.Samples[i]}
 	}
-	run := results.Run{ID: doc.RunID, Command: "probe", StartedAt: r.Start, DurationS: doc.DurationS,
+	store(p.g, results.Run{ID: doc.RunID, Command: "probe", StartedAt: r.Start, DurationS: doc.DurationS,
 		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
-		Labels: p.labels, Interrupted: doc.Interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := p.g.open(ctx)
-	if err == nil {
-		err = st.Save(ctx, run, []results.Step{step}, samples)
-		if cerr := st.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(p.stderr, "objbench: warning: probe round %s not saved: %s\n", run.ID, oneLine(err.Error()))
-	}
+		Labels: p.labels, Interrupted: doc.Interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })},
+		[]results.Step{step}, kept, p.stderr)
 }
 
 // Close flushes the traces and closes every client and lab.

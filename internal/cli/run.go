@@ -95,18 +95,9 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
   objbench run gs://my-bucket --workload throughput --upload resumable
   objbench run az://myaccount/mycontainer --upload multipart --part-size 4MiB
   objbench run lab:cross-region --tls --lab-api gcs --conn fresh`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("run takes at most one TARGET, got %d: %s", len(args), strings.Join(args, " "))
-			}
-			return nil
-		},
+		Args: atMostOneTarget("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			target := ""
-			if len(args) == 1 {
-				target = args[0]
-			}
-			return runRun(cmd.Context(), g, target, &f, cmd.Flags(), stdout, stderr)
+			return runRun(cmd.Context(), g, targetArg(args), &f, cmd.Flags(), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
@@ -261,7 +252,12 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		}
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
-	if err := writeOutput(doc, f.jsonOut, f.output, stdout); err != nil {
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
+		if f.jsonOut {
+			return report.WriteJSON(w, doc)
+		}
+		return report.WriteText(w, doc)
+	}); err != nil {
 		return err
 	}
 	kept, _ := keeper.Kept()
@@ -277,33 +273,6 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	if runErr != nil {
 		return runErr
-	}
-	return nil
-}
-
-func writeOutput(doc *report.Document, asJSON bool, path string, stdout io.Writer) error {
-	w := stdout
-	if path != "" {
-		fh, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("output: %w", err)
-		}
-		defer fh.Close()
-		w = fh
-	}
-	var err error
-	if asJSON {
-		err = report.WriteJSON(w, doc)
-	} else {
-		err = report.WriteText(w, doc)
-	}
-	if err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	if fh, ok := w.(*os.File); ok && path != "" {
-		if err := fh.Close(); err != nil {
-			return fmt.Errorf("output: %w", err)
-		}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,29 +49,24 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			// A short-lived process that may read thousands of rows: fewer
-			// collections of a heap that is about to be thrown away.
-			debug.SetGCPercent(400)
-			st, err := g.open(cmd.Context())
-			if err != nil {
+			var runs []results.Run
+			if err := g.withStore(cmd.Context(), func(st *results.Store) (err error) {
+				runs, err = st.List(cmd.Context(), f)
 				return err
-			}
-			defer st.Close()
-			runs, err := st.List(cmd.Context(), f)
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			out := bufio.NewWriterSize(stdout, 64<<10) // thousands of rows: few writes
-			defer out.Flush()
-			stdout := io.Writer(out)
-			if jsonOut {
-				return writeRunsJSON(out, runs)
+			switch {
+			case jsonOut:
+				if err := writeRunsJSON(out, runs); err != nil {
+					return err
+				}
+			case len(runs) == 0:
+				fmt.Fprintln(out, "no saved runs match")
+			default:
+				writeRunsTable(out, runs)
 			}
-			if len(runs) == 0 {
-				fmt.Fprintln(stdout, "no saved runs match")
-				return out.Flush()
-			}
-			writeRunsTable(out, runs)
 			return out.Flush()
 		},
 	}
@@ -118,7 +112,7 @@ func writeRunsJSON(w *bufio.Writer, runs []results.Run) error {
 		w.WriteString("\n  ")
 	}
 	w.WriteString("]\n}\n")
-	return w.Flush()
+	return nil
 }
 
 // writeRunsTable prints the runs in aligned columns (two passes: widths,
@@ -232,12 +226,7 @@ func oneRunCmd(use, short, long, example string, run func(ctx context.Context, s
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := g.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return run(cmd.Context(), st, args[0])
+			return g.withStore(cmd.Context(), func(st *results.Store) error { return run(cmd.Context(), st, args[0]) })
 		},
 	}
 }

@@ -42,6 +42,16 @@ func (g *globals) open(ctx context.Context) (*results.Store, error) {
 	return st, nil
 }
 
+// withStore opens the results database for fn and closes it after.
+func (g *globals) withStore(ctx context.Context, fn func(*results.Store) error) error {
+	st, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
 // saveFlags say what a measuring command keeps in the results database.
 type saveFlags struct {
 	labels []string
@@ -100,16 +110,13 @@ func save(g *globals, sf *saveFlags, run results.Run, steps []results.Step, kept
 	return reportAfterRun(sf.report, sr, stderr)
 }
 
+// store saves a run in the results database; a failure is a warning.
 func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	st, err := g.open(ctx)
 	if err == nil {
-		samples := make([]results.SampleRow, len(kept))
-		for i, k := range kept {
-			samples[i] = results.SampleRow{Step: k.Step, Sample: k.Sample}
-		}
-		err = st.Save(ctx, run, steps, samples)
+		err = st.Save(ctx, run, steps, kept)
 		if cerr := st.Close(); err == nil {
 			err = cerr
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -210,8 +211,8 @@ func (s *server) parse(r *http.Request) (probe.Options, string, error) {
 	if err != nil {
 		return o, "", fmt.Errorf("read body: %w", err)
 	}
-	if len(strings.TrimSpace(string(body))) > 0 {
-		dec := json.NewDecoder(strings.NewReader(string(body)))
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {
 			return o, "", fmt.Errorf("body: %w (fields: count, pool, size, prepare, target)", err)

@@ -119,19 +119,12 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	for _, s := range res.Scenarios {
 		doc.Scenarios = append(doc.Scenarios, report.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
 	}
-	w, closeOut, err := openOutput(f.output, stdout)
-	if err != nil {
-		return err
-	}
-	if f.jsonOut {
-		err = report.WriteStartupJSON(w, doc)
-	} else {
-		err = report.WriteStartupText(w, doc)
-	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
+		if f.jsonOut {
+			return report.WriteStartupJSON(w, doc)
+		}
+		return report.WriteStartupText(w, doc)
+	}); err != nil {
 		return err
 	}
 	var steps []results.Step

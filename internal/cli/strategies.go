@@ -64,18 +64,9 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
   objbench strategies s3://my-bucket --size 64KiB --parallel 32
   objbench strategies gs://my-bucket --expect-continue
   objbench strategies s3://read-only --keys-from keys.txt   # downloads of objects you name`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("strategies takes at most one TARGET, got %d", len(args))
-			}
-			return nil
-		},
+		Args: atMostOneTarget("strategies"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			target := ""
-			if len(args) == 1 {
-				target = args[0]
-			}
-			return runStrategies(cmd.Context(), g, target, &f, cmd.Flags(), stdout, stderr)
+			return runStrategies(cmd.Context(), g, targetArg(args), &f, cmd.Flags(), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
@@ -189,19 +180,12 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if runErr != nil && !interrupted && len(all) == 0 {
 		return runErr
 	}
-	w, closeOut, err := openOutput(f.output, stdout)
-	if err != nil {
-		return err
-	}
-	if f.jsonOut {
-		err = report.WriteStrategiesJSON(w, doc)
-	} else {
-		err = report.WriteStrategiesText(w, doc)
-	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
+		if f.jsonOut {
+			return report.WriteStrategiesJSON(w, doc)
+		}
+		return report.WriteStrategiesText(w, doc)
+	}); err != nil {
 		return err
 	}
 	var steps []results.Step
@@ -338,14 +322,24 @@ func savingSentence(base, best *load.StrategyResult) string {
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// openOutput returns stdout or a created file, and a closer to call once.
-func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) {
+// writeOutput runs write on stdout, or on FILE when -o FILE is given.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" {
-		return stdout, func() error { return nil }, nil
+		if err := write(stdout); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
 	}
 	fh, err := os.Create(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("output: %w", err)
+		return fmt.Errorf("output: %w", err)
 	}
-	return fh, fh.Close, nil
+	if err := write(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write output: %w", err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/lab"
@@ -225,6 +226,24 @@ func checkUploadStyle(u storage.UploadStyle, scheme string) error {
 		return usagef("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
 	}
 	return nil
+}
+
+// atMostOneTarget accepts an optional TARGET argument (none: the lab).
+func atMostOneTarget(command string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return usagef("%s takes at most one TARGET, got %d: %s", command, len(args), strings.Join(args, " "))
+		}
+		return nil
+	}
+}
+
+// targetArg is the TARGET argument, or "" (the lab) without one.
+func targetArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
 }
 
 func isLabTarget(t string) bool { return t == "" || t == "lab" || strings.HasPrefix(t, "lab:") }

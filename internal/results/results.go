@@ -18,6 +18,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/stats"
 )
 
 // Errors callers test for.
@@ -101,11 +102,8 @@ func (s *Store) migrate(ctx context.Context) error {
 	// the write lock.
 	var cur int
 	if err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&cur); err == nil {
-		if cur > len(migrations) {
-			return fmt.Errorf("%s is at schema version %d, this objbench knows %d: %w", s.path, cur, len(migrations), ErrNewerSchema)
-		}
-		if cur == len(migrations) {
-			return nil
+		if current, err := s.upToDate(cur); err != nil || current {
+			return err
 		}
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -125,21 +123,28 @@ func (s *Store) migrate(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("results database %s: %w", s.path, err)
 	}
-	if v > len(migrations) {
-		return fmt.Errorf("%s is at schema version %d, this objbench knows %d: %w", s.path, v, len(migrations), ErrNewerSchema)
+	// Another process may have migrated since the read above.
+	if current, err := s.upToDate(v); err != nil || current {
+		return err // nothing to write: the deferred Rollback ends the transaction
 	}
 	for i := v; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 			return fmt.Errorf("results database %s: migration %d: %w", s.path, i+1, err)
 		}
 	}
-	if v == len(migrations) {
-		return nil // nothing to write: the deferred Rollback ends the transaction
-	}
 	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// upToDate says whether schema version v needs no migration; a version
+// newer than this objbench knows is refused.
+func (s *Store) upToDate(v int) (bool, error) {
+	if v > len(migrations) {
+		return false, fmt.Errorf("%s is at schema version %d, this objbench knows %d: %w", s.path, v, len(migrations), ErrNewerSchema)
+	}
+	return v == len(migrations), nil
 }
 
 // Close closes the database.
@@ -174,11 +179,9 @@ type Step struct {
 	Histograms map[string][]byte
 }
 
-// SampleRow is one raw request of a step.
-type SampleRow struct {
-	Step int
-	nettrace.Sample
-}
+// SampleRow is one raw request of a step: the reservoir's own type, so
+// that a run's kept samples are saved without copying them.
+type SampleRow = stats.Kept
 
 // Save stores a run, its steps and samples in one transaction.
 func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples []SampleRow) error {

@@ -22,6 +22,18 @@ func needRuntime(t *testing.T, name string) {
 	}
 }
 
+// eachRuntime runs fn as a parallel subtest for node and python, each
+// skipped when not installed (failed on CI).
+func eachRuntime(t *testing.T, fn func(t *testing.T, rt string)) {
+	for _, rt := range []string{"node", "python"} {
+		t.Run(rt, func(t *testing.T) {
+			t.Parallel()
+			needRuntime(t, rt)
+			fn(t, rt)
+		})
+	}
+}
+
 func small(t *testing.T, runtime string, scenarios ...string) Options {
 	return Options{Runtime: runtime, Modules: 20, Props: 10, Runs: 5, Scenarios: scenarios,
 		CPUTime: 50 * time.Millisecond, Timeout: 30 * time.Second, Seed: 1, TempDir: t.TempDir()}
@@ -41,134 +53,118 @@ func assertEmpty(t *testing.T, dir string) {
 
 func TestRunScenarios(t *testing.T) {
 	t.Parallel()
-	for _, rt := range []string{"node", "python"} {
-		t.Run(rt, func(t *testing.T) {
-			t.Parallel()
-			needRuntime(t, rt)
-			o := small(t, rt, ScenarioRequire, ScenarioRegenerate, ScenarioCPU)
-			var progress int
-			o.Progress = func(string, int, int) { progress++ }
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
+	eachRuntime(t, func(t *testing.T, rt string) {
+		o := small(t, rt, ScenarioRequire, ScenarioRegenerate, ScenarioCPU)
+		var progress int
+		o.Progress = func(string, int, int) { progress++ }
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Runtime != rt || res.RuntimeVersion == "" {
+			t.Errorf("runtime %q version %q", res.Runtime, res.RuntimeVersion)
+		}
+		if progress != 15 {
+			t.Errorf("progress called %d times, want 15", progress)
+		}
+		if len(res.Scenarios) != 3 {
+			t.Fatalf("%d scenarios, want 3", len(res.Scenarios))
+		}
+		for i, s := range res.Scenarios {
+			if s.Scenario != o.Scenarios[i] {
+				t.Errorf("scenario %d is %q, want %q", i, s.Scenario, o.Scenarios[i])
 			}
-			if res.Runtime != rt || res.RuntimeVersion == "" {
-				t.Errorf("runtime %q version %q", res.Runtime, res.RuntimeVersion)
+			if s.Runs != 5 || s.Timeouts != 0 || s.Failures != 0 || len(s.Wall) != 5 || len(s.Load) != 5 {
+				t.Errorf("%s: runs %d timeouts %d failures %d walls %d loads %d (%s)",
+					s.Scenario, s.Runs, s.Timeouts, s.Failures, len(s.Wall), len(s.Load), s.FirstError)
+				continue
 			}
-			if progress != 15 {
-				t.Errorf("progress called %d times, want 15", progress)
-			}
-			if len(res.Scenarios) != 3 {
-				t.Fatalf("%d scenarios, want 3", len(res.Scenarios))
-			}
-			for i, s := range res.Scenarios {
-				if s.Scenario != o.Scenarios[i] {
-					t.Errorf("scenario %d is %q, want %q", i, s.Scenario, o.Scenarios[i])
+			for j := range s.Wall {
+				if s.Load[j] <= 0 || s.Load[j] > s.Wall[j] {
+					t.Errorf("%s run %d: load %s, wall %s", s.Scenario, j, s.Load[j], s.Wall[j])
 				}
-				if s.Runs != 5 || s.Timeouts != 0 || s.Failures != 0 || len(s.Wall) != 5 || len(s.Load) != 5 {
-					t.Errorf("%s: runs %d timeouts %d failures %d walls %d loads %d (%s)",
-						s.Scenario, s.Runs, s.Timeouts, s.Failures, len(s.Wall), len(s.Load), s.FirstError)
-					continue
-				}
-				for j := range s.Wall {
-					if s.Load[j] <= 0 || s.Load[j] > s.Wall[j] {
-						t.Errorf("%s run %d: load %s, wall %s", s.Scenario, j, s.Load[j], s.Wall[j])
-					}
-					if s.Scenario == ScenarioCPU && s.Wall[j] < o.CPUTime {
-						t.Errorf("cpu run %d: wall %s < cpu time %s", j, s.Wall[j], o.CPUTime)
-					}
+				if s.Scenario == ScenarioCPU && s.Wall[j] < o.CPUTime {
+					t.Errorf("cpu run %d: wall %s < cpu time %s", j, s.Wall[j], o.CPUTime)
 				}
 			}
-			assertEmpty(t, o.TempDir)
-		})
-	}
+		}
+		assertEmpty(t, o.TempDir)
+	})
 }
 
 func TestRunTimeout(t *testing.T) {
 	t.Parallel()
-	for _, rt := range []string{"node", "python"} {
-		t.Run(rt, func(t *testing.T) {
-			t.Parallel()
-			needRuntime(t, rt)
-			o := small(t, rt, ScenarioRequire, ScenarioCPU)
-			o.Timeout = time.Millisecond
-			o.CPUTime = 10 * time.Second // were the child not killed, the test would take 50 s
-			start := time.Now()
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
+	eachRuntime(t, func(t *testing.T, rt string) {
+		o := small(t, rt, ScenarioRequire, ScenarioCPU)
+		o.Timeout = time.Millisecond
+		o.CPUTime = 10 * time.Second // were the child not killed, the test would take 50 s
+		start := time.Now()
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("timed-out children not killed: Run took %s", d)
+		}
+		for _, s := range res.Scenarios {
+			if s.Runs != 5 || s.Timeouts != 5 || s.Failures != 0 || len(s.Wall) != 0 || len(s.Load) != 0 {
+				t.Errorf("%s: runs %d timeouts %d failures %d walls %d (%s)",
+					s.Scenario, s.Runs, s.Timeouts, s.Failures, len(s.Wall), s.FirstError)
 			}
-			if d := time.Since(start); d > 20*time.Second {
-				t.Errorf("timed-out children not killed: Run took %s", d)
-			}
-			for _, s := range res.Scenarios {
-				if s.Runs != 5 || s.Timeouts != 5 || s.Failures != 0 || len(s.Wall) != 0 || len(s.Load) != 0 {
-					t.Errorf("%s: runs %d timeouts %d failures %d walls %d (%s)",
-						s.Scenario, s.Runs, s.Timeouts, s.Failures, len(s.Wall), s.FirstError)
-				}
-			}
-			assertEmpty(t, o.TempDir)
-		})
-	}
+		}
+		assertEmpty(t, o.TempDir)
+	})
 }
 
 func TestRunCrash(t *testing.T) {
 	t.Parallel()
-	for _, rt := range []string{"node", "python"} {
-		t.Run(rt, func(t *testing.T) {
-			t.Parallel()
-			needRuntime(t, rt)
-			o := small(t, rt, ScenarioRequire, ScenarioRegenerate, ScenarioCPU)
-			o.CPUTime = time.Millisecond
-			o.Runs = 2
-			o.crash = true
-			res, err := Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
+	eachRuntime(t, func(t *testing.T, rt string) {
+		o := small(t, rt, ScenarioRequire, ScenarioRegenerate, ScenarioCPU)
+		o.CPUTime = time.Millisecond
+		o.Runs = 2
+		o.crash = true
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range res.Scenarios {
+			if s.Runs != 2 || s.Failures != 2 || s.Timeouts != 0 || len(s.Wall) != 0 {
+				t.Errorf("%s: runs %d failures %d timeouts %d walls %d", s.Scenario, s.Runs, s.Failures, s.Timeouts, len(s.Wall))
 			}
-			for _, s := range res.Scenarios {
-				if s.Runs != 2 || s.Failures != 2 || s.Timeouts != 0 || len(s.Wall) != 0 {
-					t.Errorf("%s: runs %d failures %d timeouts %d walls %d", s.Scenario, s.Runs, s.Failures, s.Timeouts, len(s.Wall))
-				}
-				if !strings.Contains(s.FirstError, "exit status 3") || !strings.Contains(s.FirstError, "objbench test crash") {
-					t.Errorf("%s: first error %q lacks the exit status or stderr", s.Scenario, s.FirstError)
-				}
+			if !strings.Contains(s.FirstError, "exit status 3") || !strings.Contains(s.FirstError, "objbench test crash") {
+				t.Errorf("%s: first error %q lacks the exit status or stderr", s.Scenario, s.FirstError)
 			}
-			assertEmpty(t, o.TempDir)
-		})
-	}
+		}
+		assertEmpty(t, o.TempDir)
+	})
 }
 
 func TestRunCancel(t *testing.T) {
 	t.Parallel()
-	for _, rt := range []string{"node", "python"} {
-		t.Run(rt, func(t *testing.T) {
-			t.Parallel()
-			needRuntime(t, rt)
-			for _, scen := range []string{ScenarioRequire, ScenarioRegenerate, ScenarioCPU} {
-				o := small(t, rt, scen, ScenarioCPU)
-				if scen == ScenarioCPU {
-					o.Scenarios = o.Scenarios[:1]
-				}
-				o.Runs = 1000
-				ctx, cancel := context.WithCancel(context.Background())
-				o.Progress = func(_ string, done, _ int) {
-					if done == 2 {
-						cancel()
-					}
-				}
-				res, err := Run(ctx, o)
-				cancel()
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("%s: error %v, want context.Canceled", scen, err)
-				}
-				if res == nil || len(res.Scenarios) != 1 || res.Scenarios[0].Runs != 2 || len(res.Scenarios[0].Wall) != 2 {
-					t.Errorf("%s: partial result %+v, want 1 scenario of 2 runs", scen, res)
-				}
-				assertEmpty(t, o.TempDir)
+	eachRuntime(t, func(t *testing.T, rt string) {
+		for _, scen := range []string{ScenarioRequire, ScenarioRegenerate, ScenarioCPU} {
+			o := small(t, rt, scen, ScenarioCPU)
+			if scen == ScenarioCPU {
+				o.Scenarios = o.Scenarios[:1]
 			}
-		})
-	}
+			o.Runs = 1000
+			ctx, cancel := context.WithCancel(context.Background())
+			o.Progress = func(_ string, done, _ int) {
+				if done == 2 {
+					cancel()
+				}
+			}
+			res, err := Run(ctx, o)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: error %v, want context.Canceled", scen, err)
+			}
+			if res == nil || len(res.Scenarios) != 1 || res.Scenarios[0].Runs != 2 || len(res.Scenarios[0].Wall) != 2 {
+				t.Errorf("%s: partial result %+v, want 1 scenario of 2 runs", scen, res)
+			}
+			assertEmpty(t, o.TempDir)
+		}
+	})
 }
 
 // TestRunCancelMidRun cancels while a child spins: the child is killed and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func (t *Tracer) Round(ctx context.Context, r *probe.Round) {
 	}
 	end := r.Start.Add(r.Wall)
 	ctx, root := t.tr.Start(ctx, "objbench probe", trace.WithTimestamp(r.Start), trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(append(common, attribute.Int64("objbench.round", r.Number), attribute.Int("objbench.count", len(r.Samples)),
+		trace.WithAttributes(append(slices.Clip(common), attribute.Int64("objbench.round", r.Number), attribute.Int("objbench.count", len(r.Samples)),
 			attribute.Int64("objbench.failed", r.Failed))...))
 	for i := range r.Samples {
 		t.request(ctx, tg, &r.Samples[i], common)
@@ -119,7 +120,8 @@ func (t *Tracer) Round(ctx context.Context, r *probe.Round) {
 }
 
 func (t *Tracer) request(ctx context.Context, tg *probe.Target, s *nettrace.Sample, common []attribute.KeyValue) {
-	attrs := append(common,
+	// Clip: every request appends to common; none may write into another's.
+	attrs := append(slices.Clip(common),
 		semconv.HTTPRequestMethodGet,
 		attribute.Int("seq", s.Seq),
 		attribute.Bool("reused", s.Reused),
