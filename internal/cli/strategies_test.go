@@ -82,8 +82,12 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 		}
 		walls[r.Strategy] = r.WallS
 		rtt := r.RTTms / 1000
-		if got := r.WallS / rtt; math.Abs(got-m.wall) > 0.2*m.wall {
-			t.Errorf("%s: %.1f round trips of wall time, model %.0f (±20%%)", r.Strategy, got, m.wall)
+		// ±20%, and never less than one round trip: the short strategies
+		// (http2's 3 round trips) also carry the CPU time of 50 requests on
+		// a 2-core machine, which the model does not count.
+		tolWall := math.Max(0.2*m.wall, 1)
+		if got := r.WallS / rtt; math.Abs(got-m.wall) > tolWall {
+			t.Errorf("%s: %.1f round trips of wall time, model %.0f (±%.1f)", r.Strategy, got, m.wall, tolWall)
 		}
 		for phase, w := range map[string]float64{"connect": m.connect, "tls": m.tls, "wait": m.waitRTT} {
 			tol := 0.3
