@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +51,8 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			var runs []results.Run
+			listingGC()
+			var runs []results.Listed
 			if err := g.withStore(cmd.Context(), func(st *results.Store) (err error) {
 				runs, err = st.List(cmd.Context(), f)
 				return err
@@ -81,31 +84,52 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
 	return cmd
 }
 
-// runRow is one run of `runs --json`.
-type runRow struct {
-	RunID       string            `json:"run_id"`
-	StartedAt   string            `json:"started_at"`
-	Command     string            `json:"command"`
-	Target      string            `json:"target"`
-	Labels      map[string]string `json:"labels"`
-	DurationS   float64           `json:"duration_s"`
-	Interrupted bool              `json:"interrupted,omitempty"`
+// listingGC stops the collector until the heap nears 512 MiB: `runs` is a
+// short process that allocates a little per row and frees nothing, so
+// collections cost it a third of its time over 10,000 runs
+// (bench/runs-query.sh) and reclaim nothing worth having. GOMEMLIMIT,
+// when the user set one lower, still wins.
+func listingGC() {
+	const limit = 512 << 20
+	if debug.SetMemoryLimit(-1) > limit {
+		debug.SetMemoryLimit(limit)
+	}
+	debug.SetGCPercent(-1)
 }
 
-// writeRunsJSON prints {"runs": [...]}, one run per line: each row is
-// encoded on its own, which is much cheaper for thousands of runs than
-// indenting the whole document.
-func writeRunsJSON(w *bufio.Writer, runs []results.Run) error {
+// writeRunsJSON prints {"runs": [...]}, one run per line, each as
+// json.Marshal would write {run_id, started_at, command, target, labels,
+// duration_s, interrupted}, but appended by hand: for thousands of runs
+// reflection was most of the time. The labels are written as stored.
+func writeRunsJSON(w *bufio.Writer, runs []results.Listed) error {
 	w.WriteString("{\n  \"runs\": [")
+	var b []byte
 	for i, r := range runs {
-		b, err := json.Marshal(runRow{r.ID, r.StartedAt.UTC().Format(time.RFC3339), r.Command, r.TargetURL, nonNil(r.Labels), r.DurationS, r.Interrupted})
-		if err != nil {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    {\"run_id\":"...)
+		b = appendJSONString(b, r.ID)
+		b = append(b, `,"started_at":`...)
+		b = appendJSONString(b, r.StartedAt.UTC().Format(time.RFC3339))
+		b = append(b, `,"command":`...)
+		b = appendJSONString(b, r.Command)
+		b = append(b, `,"target":`...)
+		b = appendJSONString(b, r.TargetURL)
+		b = append(b, `,"labels":`...)
+		var err error
+		if b, err = appendLabelsJSON(b, r); err != nil {
 			return err
 		}
-		if i > 0 {
-			w.WriteByte(',')
+		b = append(b, `,"duration_s":`...)
+		if b, err = appendJSONFloat(b, r.DurationS); err != nil {
+			return err
 		}
-		w.WriteString("\n    ")
+		if r.Interrupted {
+			b = append(b, `,"interrupted":true`...)
+		}
+		b = append(b, '}')
 		w.Write(b)
 	}
 	if len(runs) > 0 {
@@ -115,33 +139,114 @@ func writeRunsJSON(w *bufio.Writer, runs []results.Run) error {
 	return nil
 }
 
+// appendJSONString appends s as encoding/json quotes it: plain printable
+// ASCII as it is, anything else through encoding/json itself.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64 in the range
+// a duration has ('f' format); other values go through encoding/json.
+func appendJSONFloat(b []byte, f float64) ([]byte, error) {
+	if a := math.Abs(f); a == 0 || (a >= 1e-6 && a < 1e21) {
+		return strconv.AppendFloat(b, f, 'f', -1, 64), nil
+	}
+	q, err := json.Marshal(f)
+	return append(b, q...), err
+}
+
+// appendLabelsJSON appends the run's labels: the stored object itself
+// when json.Marshal wrote it without escapes (always valid JSON), else
+// the labels encoded anew; never null.
+func appendLabelsJSON(b []byte, r results.Listed) ([]byte, error) {
+	js := r.LabelsJSON
+	switch {
+	case js == "" || js == "null":
+		return append(b, "{}"...), nil
+	case strings.HasPrefix(js, "{") && strings.HasSuffix(js, "}") && strings.IndexByte(js, '\\') < 0:
+		return append(b, js...), nil
+	}
+	q, err := json.Marshal(nonNil(r.Labels()))
+	return append(b, q...), err
+}
+
+// labelsText is the labels as k=v,k=v (keys sorted). Stored without
+// escapes, the JSON object {"k":"v","k2":"v2"} has quotes only around
+// its strings, so two replacements turn it into the text with no map.
+func labelsText(r results.Listed) string {
+	js := r.LabelsJSON
+	switch {
+	case js == "" || js == "null" || js == "{}":
+		return ""
+	case strings.HasPrefix(js, `{"`) && strings.HasSuffix(js, `"}`) && strings.IndexByte(js, '\\') < 0:
+		return labelsReplacer.Replace(js[2 : len(js)-2])
+	}
+	return formatLabels(r.Labels())
+}
+
+var labelsReplacer = strings.NewReplacer(`":"`, "=", `","`, ",")
+
 // writeRunsTable prints the runs in aligned columns (two passes: widths,
 // then rows), as tabwriter would but without its per-cell work.
-func writeRunsTable(w *bufio.Writer, runs []results.Run) {
-	rows := make([][6]string, 0, len(runs)+1)
-	rows = append(rows, [6]string{"RUN", "STARTED", "COMMAND", "TARGET", "DURATION", "LABELS"})
-	for _, r := range runs {
-		dur := strconv.FormatFloat(r.DurationS, 'f', 1, 64) + "s"
-		if r.Interrupted {
-			dur += " (interrupted)"
-		}
-		rows = append(rows, [6]string{r.ID, r.StartedAt.Local().Format("2006-01-02 15:04"), r.Command, r.TargetURL, dur, formatLabels(r.Labels)})
-	}
+func writeRunsTable(w *bufio.Writer, runs []results.Listed) {
+	header := [6]string{"RUN", "STARTED", "COMMAND", "TARGET", "DURATION", "LABELS"}
+	const started = "2006-01-02 15:04"
+	labels := make([]string, len(runs))
 	var width [6]int
-	for _, row := range rows {
-		for i, c := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
+	for i, h := range header {
+		width[i] = len(h)
 	}
-	for _, row := range rows {
-		for i, c := range row {
-			w.WriteString(c)
-			if i < len(row)-1 {
-				w.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
+	width[1] = max(width[1], len(started))
+	for i, r := range runs {
+		labels[i] = labelsText(r)
+		width[0] = max(width[0], utf8.RuneCountInString(r.ID))
+		width[2] = max(width[2], utf8.RuneCountInString(r.Command))
+		width[3] = max(width[3], utf8.RuneCountInString(r.TargetURL))
+		width[4] = max(width[4], len(durationText(nil, r)))
+	}
+	var b []byte
+	cell := func(i int, s []byte) {
+		b = append(b, s...)
+		if i < len(width)-1 {
+			for n := width[i] - utf8.RuneCount(s) + 2; n > 0; n-- {
+				b = append(b, ' ')
 			}
 		}
-		w.WriteByte('\n')
 	}
+	for i, h := range header {
+		cell(i, []byte(h))
+	}
+	w.Write(append(b, '\n'))
+	var tmp []byte
+	for i, r := range runs {
+		b = b[:0]
+		cell(0, []byte(r.ID))
+		cell(1, r.StartedAt.Local().AppendFormat(tmp[:0], started))
+		cell(2, []byte(r.Command))
+		cell(3, []byte(r.TargetURL))
+		tmp = durationText(tmp[:0], r)
+		cell(4, tmp)
+		cell(5, []byte(labels[i]))
+		w.Write(append(b, '\n'))
+	}
+}
+
+// durationText appends a run's duration as the table shows it.
+func durationText(b []byte, r results.Listed) []byte {
+	b = strconv.AppendFloat(b, r.DurationS, 'f', 1, 64)
+	b = append(b, 's')
+	if r.Interrupted {
+		b = append(b, " (interrupted)"...)
+	}
+	return b
 }
 
 func nonNil(m map[string]string) map[string]string {

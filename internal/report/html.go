@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // QuantileLevels are the levels (0 to 1) at which stored histograms are
@@ -24,13 +25,17 @@ type StepQuantiles struct {
 //go:embed html.tmpl
 var htmlTemplate string
 
-var page = template.Must(template.New("report").Parse(htmlTemplate))
+// page is parsed on first use, not at start-up: every objbench command
+// would pay for it (a millisecond of `objbench runs`).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(htmlTemplate))
+})
 
 // WriteHTML writes one self-contained page (inline CSS and SVG, no script,
 // no external resource) with the plots and tables of in's runs.
 func WriteHTML(w io.Writer, in HTMLInput) error {
 	v := buildView(in)
-	if err := page.Execute(w, v); err != nil {
+	if err := page().Execute(w, v); err != nil {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
 	return nil

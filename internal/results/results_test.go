@@ -71,8 +71,8 @@ func TestSaveGetListDelete(t *testing.T) {
 		var got []string
 		for _, r := range runs {
 			got = append(got, r.ID)
-			if r.Document != nil {
-				t.Errorf("%s: List returned a document", tc.name)
+			if want := map[string]string{"20261101T120000-aaaaaa": "a", "20261102T120000-bbbbbb": "b"}[r.ID]; r.Labels()["env"] != want {
+				t.Errorf("%s: %s labels %v, want env=%s", tc.name, r.ID, r.Labels(), want)
 			}
 		}
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
