@@ -433,7 +433,7 @@ func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 			continue
 		}
 		bins := Histogram(all, histBins)
-		c := chart{title: "Start-up wall time, " + sc, x: axis{label: "wall time (ms)"}, y: axis{label: "% of runs"}}
+		c := chart{title: "Start-up wall time, " + sc, x: axis{label: "wall time (ms)", tight: true}, y: axis{label: "% of runs"}}
 		for _, e := range envs {
 			if len(e.vals) == 0 {
 				continue

@@ -155,6 +155,9 @@ func TestAxisTicks(t *testing.T) {
 		{"linear from zero", axis{}, []float64{12, 87}, 0, 100, []float64{0, 20, 40}},
 		{"single value", axis{}, []float64{0}, 0, 1, []float64{0, 0.2}},
 		{"log ignores zero", axis{log: true}, []float64{0, 20, 30}, 10, 100, []float64{10, 20, 50}},
+		{"tight near the data", axis{tight: true}, []float64{1064.9, 1141.8}, 1060, 1160, []float64{1060, 1080, 1100}},
+		{"tight, wide spread", axis{tight: true}, []float64{93.5, 229.9}, 50, 250, []float64{50, 100, 150}},
+		{"tight keeps a negative minimum", axis{tight: true}, []float64{-3, 7}, -4, 8, []float64{-4, -2}},
 	}
 	for _, tt := range tests {
 		a := tt.a

@@ -35,6 +35,12 @@ type axis struct {
 	fixed bool
 	// decades puts log ticks at powers of ten only (wide labels).
 	decades bool
+	// tight starts a linear axis at a tick just below the data instead of
+	// at zero: a distribution around 1 s squeezed into the last tenth of
+	// a 0-to-1.1 s axis shows no shape.
+	tight bool
+	// step is the linear tick spacing finish chose the range by.
+	step float64
 }
 
 func (a *axis) include(v float64) {
@@ -67,14 +73,18 @@ func (a *axis) finish() {
 		a.min, a.max = math.Pow(10, lo), math.Pow(10, hi)
 		return
 	}
-	if a.min > 0 {
+	if a.min > 0 && !a.tight {
 		a.min = 0
 	}
 	if a.max <= a.min {
 		a.max = a.min + 1
 	}
 	step := niceStep((a.max - a.min) / 5)
+	if a.tight {
+		a.min = math.Floor(a.min/step) * step
+	}
 	a.max = math.Ceil(a.max/step) * step
+	a.step = step
 }
 
 func niceStep(raw float64) float64 {
@@ -115,7 +125,10 @@ func (a *axis) ticks() []float64 {
 		}
 		return t
 	}
-	step := niceStep((a.max - a.min) / 5)
+	step := a.step
+	if step <= 0 {
+		step = niceStep((a.max - a.min) / 5)
+	}
 	for v := a.min; v <= a.max+step/1000; v += step {
 		t = append(t, v)
 	}
