@@ -43,6 +43,12 @@ func (pf *probeFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&pf.prepare, "prepare", false, "create the pool objects that are missing (under objbench/probe/, or --prefix; they are kept for later rounds)")
 	fl.StringVar(&pf.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2)")
 	fl.StringVar(&pf.otlp, "otlp", "", "export a trace of each round to this OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT)")
+	// A probe reads a kept pool: the upload styles and --force of the
+	// measuring commands mean nothing to it, so --help does not offer them.
+	for _, name := range []string{"upload", "part-size", "part-concurrency", "force"} {
+		_ = fl.MarkHidden(name)
+	}
+	fl.Lookup("prefix").Usage = "keep the pool under this prefix (inside the target's) instead of objbench/probe/"
 }
 
 // options are the round options the flags give.

@@ -135,6 +135,7 @@ func TestProbeMinIOPool(t *testing.T) {
 		{[]string{"probe", "--otlp", "ftp://x"}, "OTLP endpoint"},
 		{[]string{"serve", "--listen", "0.0.0.0:0"}, "bearer token"},
 		{[]string{"serve", "--every", "10ms"}, "--every"},
+		{[]string{"serve", "--report", "page.html"}, "objbench report RUN"},
 	} {
 		code, _, errOut := runCLI(t, ctx, append(tc.args, "--no-save")...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

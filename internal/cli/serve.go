@@ -74,6 +74,7 @@ schedule. SIGTERM stops it gracefully: rounds in flight answer, traces are flush
 	fl.DurationVar(&f.every, "every", 0, "also run a round on every target at this interval, e.g. 1m (0: only on request)")
 	fl.StringVar(&f.token, "token", "", "bearer token that POST /probe must carry (default $OBJBENCH_TOKEN)")
 	fl.BoolVar(&f.noAuth, "allow-unauthenticated", false, "listen beyond loopback without a token: the platform authenticates callers")
+	_ = fl.MarkHidden("report") // refused in runServe: a service has no "after the run"
 	return cmd
 }
 
@@ -114,6 +115,9 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	o, err := f.options()
 	if err != nil {
 		return err
+	}
+	if f.report != "" {
+		return usagef("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
 	}
 	if f.every < 0 || (f.every > 0 && f.every < time.Second) {
 		return usagef("--every %s: use 0 or at least 1s", f.every)
