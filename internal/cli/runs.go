@@ -118,11 +118,9 @@ func writeRunsJSON(w *bufio.Writer, runs []results.Listed) error {
 		b = append(b, `,"target":`...)
 		b = appendJSONString(b, r.TargetURL)
 		b = append(b, `,"labels":`...)
-		var err error
-		if b, err = appendLabelsJSON(b, r); err != nil {
-			return err
-		}
+		b = appendLabelsJSON(b, r)
 		b = append(b, `,"duration_s":`...)
+		var err error
 		if b, err = appendJSONFloat(b, r.DurationS); err != nil {
 			return err
 		}
@@ -163,19 +161,14 @@ func appendJSONFloat(b []byte, f float64) ([]byte, error) {
 	return append(b, q...), err
 }
 
-// appendLabelsJSON appends the run's labels: the stored object itself
-// when json.Marshal wrote it without escapes (always valid JSON), else
-// the labels encoded anew; never null.
-func appendLabelsJSON(b []byte, r results.Listed) ([]byte, error) {
-	js := r.LabelsJSON
-	switch {
-	case js == "" || js == "null":
-		return append(b, "{}"...), nil
-	case strings.HasPrefix(js, "{") && strings.HasSuffix(js, "}") && strings.IndexByte(js, '\\') < 0:
-		return append(b, js...), nil
+// appendLabelsJSON appends the run's labels as stored: json.Marshal
+// wrote them from the map, so they are the bytes it would write now; an
+// empty map is {} (never null).
+func appendLabelsJSON(b []byte, r results.Listed) []byte {
+	if js := r.LabelsJSON; js != "" && js != "null" {
+		return append(b, js...)
 	}
-	q, err := json.Marshal(nonNil(r.Labels()))
-	return append(b, q...), err
+	return append(b, "{}"...)
 }
 
 // labelsText is the labels as k=v,k=v (keys sorted). Stored without
@@ -199,18 +192,18 @@ var labelsReplacer = strings.NewReplacer(`":"`, "=", `","`, ",")
 func writeRunsTable(w *bufio.Writer, runs []results.Listed) {
 	header := [6]string{"RUN", "STARTED", "COMMAND", "TARGET", "DURATION", "LABELS"}
 	const started = "2006-01-02 15:04"
-	labels := make([]string, len(runs))
+	labels, durations := make([]string, len(runs)), make([]string, len(runs))
 	var width [6]int
 	for i, h := range header {
 		width[i] = len(h)
 	}
 	width[1] = max(width[1], len(started))
 	for i, r := range runs {
-		labels[i] = labelsText(r)
+		labels[i], durations[i] = labelsText(r), durationText(r)
 		width[0] = max(width[0], utf8.RuneCountInString(r.ID))
 		width[2] = max(width[2], utf8.RuneCountInString(r.Command))
 		width[3] = max(width[3], utf8.RuneCountInString(r.TargetURL))
-		width[4] = max(width[4], len(durationText(nil, r)))
+		width[4] = max(width[4], len(durations[i]))
 	}
 	var b []byte
 	cell := func(i int, s []byte) {
@@ -232,21 +225,19 @@ func writeRunsTable(w *bufio.Writer, runs []results.Listed) {
 		cell(1, r.StartedAt.Local().AppendFormat(tmp[:0], started))
 		cell(2, []byte(r.Command))
 		cell(3, []byte(r.TargetURL))
-		tmp = durationText(tmp[:0], r)
-		cell(4, tmp)
+		cell(4, []byte(durations[i]))
 		cell(5, []byte(labels[i]))
 		w.Write(append(b, '\n'))
 	}
 }
 
-// durationText appends a run's duration as the table shows it.
-func durationText(b []byte, r results.Listed) []byte {
-	b = strconv.AppendFloat(b, r.DurationS, 'f', 1, 64)
-	b = append(b, 's')
+// durationText is a run's duration as the table shows it.
+func durationText(r results.Listed) string {
+	d := strconv.FormatFloat(r.DurationS, 'f', 1, 64) + "s"
 	if r.Interrupted {
-		b = append(b, " (interrupted)"...)
+		d += " (interrupted)"
 	}
-	return b
+	return d
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -291,10 +291,16 @@ type Filter struct {
 
 // ListQuery is what List asks for with no filter: only the columns a
 // listing shows (bench/runs-query.sh times the sqlite3 shell on it).
-const ListQuery = `SELECT id, command, started_at, duration_s, target_url, interrupted, labels FROM runs WHERE 1=1 ORDER BY started_at DESC, id DESC`
+// Filters go between its two parts.
+const (
+	listSelect = `SELECT id, command, started_at, duration_s, target_url, interrupted, labels FROM runs WHERE 1=1`
+	listOrder  = ` ORDER BY started_at DESC, id DESC`
+	ListQuery  = listSelect + listOrder
+)
 
 // Listed is one run as List gives it: what a listing shows, with the
-// labels as stored (a JSON object, keys sorted). `objbench runs` lists
+// labels as Save stored them (json.Marshal of the map: a JSON object,
+// keys sorted). `objbench runs` lists
 // thousands, and a map per run cost more than the query.
 type Listed struct {
 	ID, Command, TargetURL string
@@ -309,7 +315,7 @@ func (l Listed) Labels() map[string]string { return decodeLabels(l.LabelsJSON) }
 
 // List returns matching runs newest first (Get has everything else).
 func (s *Store) List(ctx context.Context, f Filter) ([]Listed, error) {
-	q, order, _ := strings.Cut(ListQuery, " ORDER BY ")
+	q := listSelect
 	var args []any
 	if f.Target != "" {
 		q += ` AND instr(target_url, ?) > 0`
@@ -331,7 +337,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Listed, error) {
 		q += ` AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = runs.id AND l.key = ? AND l.value = ?)`
 		args = append(args, k, v)
 	}
-	q += ` ORDER BY ` + order
+	q += listOrder
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
