@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -69,7 +71,7 @@ finishes a transfer sooner (seed 001: "GCS finishes sooner than Azure above ~1 M
 			if jsonOut {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"schema": report.Schema, "comparisons": comps})
+				return enc.Encode(map[string]any{"schema": document.Schema, "comparisons": comps})
 			}
 			for _, c := range comps {
 				writeComparison(stdout, c)
@@ -101,16 +103,16 @@ type stepComparison struct {
 }
 
 type comparison struct {
-	A          string             `json:"a"`
-	B          string             `json:"b"`
-	ALabel     string             `json:"a_label"`
-	BLabel     string             `json:"b_label"`
-	Steps      []stepComparison   `json:"steps"`
-	Crossovers []report.Crossover `json:"crossovers,omitempty"`
-	Note       string             `json:"note,omitempty"`
+	A          string               `json:"a"`
+	B          string               `json:"b"`
+	ALabel     string               `json:"a_label"`
+	BLabel     string               `json:"b_label"`
+	Steps      []stepComparison     `json:"steps"`
+	Crossovers []document.Crossover `json:"crossovers,omitempty"`
+	Note       string               `json:"note,omitempty"`
 }
 
-func stepKey(r report.Result) string {
+func stepKey(r document.Result) string {
 	k := r.Workload + " " + r.Op + " " + units.FormatSize(r.SizeBytes)
 	if r.Concurrency > 1 || r.Workload == "concurrency" {
 		k += fmt.Sprintf(" c=%d", r.Concurrency)
@@ -124,7 +126,7 @@ func runLabel(sr *savedRun) string {
 		return formatLabels(sr.run.Labels)
 	}
 	l := sr.run.TargetURL
-	var lab *report.LabInfo
+	var lab *document.LabInfo
 	if sr.doc != nil {
 		lab = sr.doc.Lab
 	} else if sr.strategies != nil {
@@ -245,18 +247,18 @@ func compareRuns(ctx context.Context, samples *sampleCache, a, b *savedRun) (com
 
 // crossovers fits total = TTFB + size/rate to the throughput sweeps of two
 // runs of different targets and finds where the lines cross.
-func crossovers(a, b *savedRun) []report.Crossover {
+func crossovers(a, b *savedRun) []document.Crossover {
 	if a.doc == nil || b.doc == nil || runLabel(a) == runLabel(b) && a.run.TargetURL == b.run.TargetURL {
 		return nil
 	}
-	var out []report.Crossover
+	var out []document.Crossover
 	for _, op := range []string{"get", "put"} {
 		fa, okA := fitSweep(a.doc, op)
 		fb, okB := fitSweep(b.doc, op)
 		if !okA || !okB {
 			continue
 		}
-		x := report.Crossover{Op: op, A: runLabel(a), B: runLabel(b), ARunID: a.run.ID, BRunID: b.run.ID, FitA: fa, FitB: fb}
+		x := document.Crossover{Op: op, A: runLabel(a), B: runLabel(b), ARunID: a.run.ID, BRunID: b.run.ID, FitA: fa, FitB: fb}
 		ka, kb := 1/(fa.MBps*1000), 1/(fb.MBps*1000) // ms per byte
 		if ka != kb {
 			x.SizeBytes = (fb.TTFBms - fa.TTFBms) / (ka - kb)
@@ -274,9 +276,9 @@ func crossovers(a, b *savedRun) []report.Crossover {
 }
 
 // fitSweep fits a run's throughput steps of op: p50 total against size.
-func fitSweep(d *report.Document, op string) (report.Fit, bool) {
+func fitSweep(d *document.Document, op string) (document.Fit, bool) {
 	var xs, ys []float64
-	var f report.Fit
+	var f document.Fit
 	for _, r := range d.Results {
 		if r.Workload == "throughput" && r.Op == op && r.Count > 0 && r.SizeBytes > 0 {
 			xs = append(xs, float64(r.SizeBytes))
@@ -353,9 +355,9 @@ func changeCell(c stats.Change) string {
 
 // compareStartup compares two environments scenario by scenario, from the
 // wall time of every run (seed 002).
-func compareStartup(c *comparison, a, b *report.StartupDocument) {
+func compareStartup(c *comparison, a, b *document.StartupDocument) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	idx := map[string]report.StartupScenario{}
+	idx := map[string]document.StartupScenario{}
 	for _, s := range b.Scenarios {
 		idx[s.Scenario] = s
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
 )
 
 type idleFlags struct {
@@ -59,7 +60,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if f.perRound < 2 || f.perRound > 64 || f.rounds < 1 || f.rounds > 10 {
 		return usagef("--probes must be 2-64 and --rounds 1-10")
 	}
-	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, newRunID())
+	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, document.NewRunID())
 	if err != nil {
 		return err
 	}
@@ -92,16 +93,16 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 			Err     string  `json:"error,omitempty"`
 		}
 		out := struct {
-			Schema   string            `json:"schema"`
-			Target   report.TargetInfo `json:"target"`
-			Lab      *report.LabInfo   `json:"lab,omitempty"`
-			Found    bool              `json:"found"`
-			TimeoutS float64           `json:"idle_timeout_s"`
-			LowerS   float64           `json:"lower_s"`
-			UpperS   float64           `json:"upper_s"`
-			WallS    float64           `json:"wall_s"`
-			Probes   []probe           `json:"probes"`
-		}{Schema: report.Schema, Target: env.info(), Lab: env.labInfo, Found: res.Upper > 0,
+			Schema   string              `json:"schema"`
+			Target   document.TargetInfo `json:"target"`
+			Lab      *document.LabInfo   `json:"lab,omitempty"`
+			Found    bool                `json:"found"`
+			TimeoutS float64             `json:"idle_timeout_s"`
+			LowerS   float64             `json:"lower_s"`
+			UpperS   float64             `json:"upper_s"`
+			WallS    float64             `json:"wall_s"`
+			Probes   []probe             `json:"probes"`
+		}{Schema: document.Schema, Target: env.info(), Lab: env.labInfo, Found: res.Upper > 0,
 			TimeoutS: res.Estimate().Seconds(), LowerS: res.Lower.Seconds(), UpperS: res.Upper.Seconds(), WallS: res.Wall.Seconds()}
 		for _, p := range res.Probes {
 			out.Probes = append(out.Probes, probe{p.Round, p.Idle.Seconds(), p.Reused, p.Skipped, p.Err})

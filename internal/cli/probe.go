@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -102,7 +104,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 		}
 	}()
 	if ep := telemetry.OTLPEndpoint(pf.otlp); ep != "" {
-		if p.tracer, err = telemetry.NewTracer(ctx, ep, version()); err != nil {
+		if p.tracer, err = telemetry.NewTracer(ctx, ep, document.Version()); err != nil {
 			return nil, usageError{err}
 		}
 		p.tracer.Labels = labels
@@ -183,8 +185,8 @@ func (p *prober) find(name string) ([]*probe.Target, error) {
 
 // round runs one round on each target in turn, records and saves them.
 // It returns the rounds made, with the first error that stopped one.
-func (p *prober) round(ctx context.Context, targets []*probe.Target, o probe.Options) ([]*report.Document, []*probe.Round, error) {
-	var docs []*report.Document
+func (p *prober) round(ctx context.Context, targets []*probe.Target, o probe.Options) ([]*document.Document, []*probe.Round, error) {
+	var docs []*document.Document
 	var rounds []*probe.Round
 	for _, t := range targets {
 		to := o
@@ -220,25 +222,24 @@ func (p *prober) round(ctx context.Context, targets []*probe.Target, o probe.Opt
 }
 
 // document is the objbench/v1 document of one round.
-func (p *prober) document(r *probe.Round, o probe.Options, started time.Time, interrupted bool) *report.Document {
+func (p *prober) document(r *probe.Round, o probe.Options, started time.Time, interrupted bool) *document.Document {
 	first, last := 0, -1
 	if n := len(r.Samples); n > 0 {
 		first, last = r.Samples[0].Seq, r.Samples[n-1].Seq
 	}
-	return &report.Document{
-		Schema: report.Schema, RunID: newRunID(), Target: r.Target.Info, Lab: r.Target.Lab,
-		StartedAt: started.UTC().Format(time.RFC3339), DurationS: r.Wall.Seconds(), Client: clientInfo(),
-		Options: map[string]string{"count": strconv.Itoa(o.Count), "pool": strconv.Itoa(o.Pool), "size": units.FormatSize(o.Size),
-			"conn": r.Target.Strategy, "prefix": r.Target.Prefix},
-		Labels:      p.labels,
+	env := document.NewEnvelope("probe", document.NewRunID(), started)
+	env.Target, env.Lab, env.DurationS, env.Labels = r.Target.Info, r.Target.Lab, r.Wall.Seconds(), p.labels
+	env.Options = map[string]string{"count": strconv.Itoa(o.Count), "pool": strconv.Itoa(o.Pool), "size": units.FormatSize(o.Size),
+		"conn": r.Target.Strategy, "prefix": r.Target.Prefix}
+	return &document.Document{Envelope: env,
 		Interrupted: interrupted,
-		Probe:       &report.ProbeInfo{Round: r.Number, SeqFirst: first, SeqLast: last, Failed: r.Failed},
-		Results:     []report.Result{r.Result},
+		Probe:       &document.ProbeInfo{Round: r.Number, SeqFirst: first, SeqLast: last, Failed: r.Failed},
+		Results:     []document.Result{r.Result},
 	}
 }
 
 // save stores a round as a run of command "probe" with every request.
-func (p *prober) save(r *probe.Round, doc *report.Document) {
+func (p *prober) save(r *probe.Round, doc *document.Document) {
 	if p.sf.noSave {
 		return
 	}
@@ -273,7 +274,7 @@ func (p *prober) Close(ctx context.Context) {
 }
 
 // writeProbeJSON prints one document, or {"schema", "probes": [...]} for several.
-func writeProbeJSON(w io.Writer, docs []*report.Document) error {
+func writeProbeJSON(w io.Writer, docs []*document.Document) error {
 	if len(docs) == 1 {
 		return report.WriteJSON(w, docs[0])
 	}
@@ -283,7 +284,7 @@ func writeProbeJSON(w io.Writer, docs []*report.Document) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"schema": report.Schema, "probes": parts})
+	return enc.Encode(map[string]any{"schema": document.Schema, "probes": parts})
 }
 
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"fmt"
 	"io"
 	"maps"
@@ -122,8 +124,8 @@ func htmlRun(sr *savedRun) report.HTMLRun {
 		meta["label "+k] = v
 	}
 	var opts map[string]string
-	var client report.ClientInfo
-	var lab *report.LabInfo
+	var client document.ClientInfo
+	var lab *document.LabInfo
 	switch {
 	case sr.doc != nil:
 		opts, client, lab = sr.doc.Options, sr.doc.Client, sr.doc.Lab

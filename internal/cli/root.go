@@ -3,11 +3,12 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -88,7 +89,7 @@ network link), so it needs no account:
   objbench probe s3://my-bucket        # seed 000's probe: 50 GETs, phase by phase
   objbench serve --target gs://bucket  # the probe as a service: /probe, /metrics, OTLP traces
   objbench startup --env-label laptop  # start-up time variance of a runtime (seed 002)`,
-		Version:       version(),
+		Version:       document.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -102,14 +103,6 @@ network link), so it needs no account:
 		newDeleteCmd(g, stdout), newCompareCmd(g, stdout), newStartupCmd(g, stdout, stderr), newReportCmd(g, stdout, stderr),
 		newProbeCmd(g, stdout, stderr), newServeCmd(g, stdout, stderr), newLambdaCmd(g, stderr))
 	return root
-}
-
-// version is the module version when installed with go install, else "dev".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // isCobraUsage recognises the command-line errors cobra returns itself.

@@ -1,14 +1,13 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -193,7 +192,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return usagef("--conn: %w", err)
 	}
-	runID := newRunID()
+	runID := document.NewRunID()
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, runID)
 	if err != nil {
@@ -202,15 +201,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	defer env.Close()
 	newClient := env.factory(strategy, f.expectContinue, env.sopts.Upload, f.maxAttempts)
 
-	doc := &report.Document{
-		Schema: report.Schema, RunID: runID,
-		Target:    env.info(),
-		Lab:       env.labInfo,
-		StartedAt: started.UTC().Format(time.RFC3339),
-		Client:    clientInfo(),
-		Options:   f.asMap(strategy),
-		Labels:    labels,
-	}
+	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
+	doc.Target, doc.Lab, doc.Options, doc.Labels = env.info(), env.labInfo, f.asMap(strategy), labels
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -230,7 +222,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			progress.step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
-			r := report.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
+			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
 			doc.Results = append(doc.Results, r)
 			summary, _ := json.Marshal(r)
@@ -287,18 +279,6 @@ func (f *runFlags) asMap(strategy nettrace.Strategy) map[string]string {
 		"duration": f.duration.String(), "timeout": f.timeout.String(), "max_attempts": fmt.Sprint(f.maxAttempts),
 		"upload": f.upload, "part_size": f.partSize, "part_concurrency": fmt.Sprint(f.partConcurrency),
 	}
-}
-
-func clientInfo() report.ClientInfo {
-	host, _ := os.Hostname()
-	return report.ClientInfo{Version: version(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH, Host: host, CPUs: runtime.NumCPU()}
-}
-
-// newRunID is sortable by time and unique: 20261122T213000-1a2b3c.
-func newRunID() string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b)
 }
 
 func isTerminal(w io.Writer) bool {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bufio"
 	"context"
 	"encoding/csv"
@@ -276,9 +278,9 @@ func parseDate(flag, s string) (time.Time, error) {
 type savedRun struct {
 	run        results.Run
 	steps      []results.Step
-	doc        *report.Document
-	strategies *report.StrategiesDocument
-	startup    *report.StartupDocument
+	doc        *document.Document
+	strategies *document.StrategiesDocument
+	startup    *document.StartupDocument
 }
 
 func loadRun(ctx context.Context, st *results.Store, id string) (*savedRun, error) {
@@ -294,17 +296,17 @@ func decodeRun(run results.Run, steps []results.Step) (*savedRun, error) {
 	sr := &savedRun{run: run, steps: steps}
 	switch run.Command {
 	case "run", "probe":
-		sr.doc = &report.Document{}
+		sr.doc = &document.Document{}
 		if err := json.Unmarshal(run.Document, sr.doc); err != nil {
 			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
 		}
 	case "strategies":
-		sr.strategies = &report.StrategiesDocument{}
+		sr.strategies = &document.StrategiesDocument{}
 		if err := json.Unmarshal(run.Document, sr.strategies); err != nil {
 			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
 		}
 	case "startup":
-		sr.startup = &report.StartupDocument{}
+		sr.startup = &document.StartupDocument{}
 		if err := json.Unmarshal(run.Document, sr.startup); err != nil {
 			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
 		}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bytes"
 	"context"
 	"crypto/subtle"
@@ -314,7 +316,7 @@ func (s *server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"status": "ok", "version": version(), "uptime_s": time.Since(s.started).Seconds(),
+		"status": "ok", "version": document.Version(), "uptime_s": time.Since(s.started).Seconds(),
 		"rounds": s.rounds.Load(), "in_flight": s.inFlight.Load(),
 		"goroutines": runtime.NumGoroutine(), "heap_bytes": ms.HeapAlloc, "targets": targets,
 	})

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -101,7 +103,7 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 			fmt.Fprintf(stderr, "\r%-12s %d/%d runs%20s", s, done, total, "")
 		}
 	}
-	runID := newRunID()
+	runID := document.NewRunID()
 	started := time.Now()
 	res, runErr := startup.Run(ctx, o)
 	if progressOn {
@@ -111,13 +113,14 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 		return runErr
 	}
 	interrupted := ctx.Err() != nil
-	doc := &report.StartupDocument{Schema: report.Schema, RunID: runID, Runtime: res.Runtime, RuntimeVersion: res.RuntimeVersion,
-		EnvLabel: f.envLabel, StartedAt: started.UTC().Format(time.RFC3339), DurationS: time.Since(started).Seconds(),
-		Client: clientInfo(), Labels: labels, Interrupted: interrupted,
-		Options: map[string]string{"modules": fmt.Sprint(f.modules), "props": fmt.Sprint(f.props), "runs": fmt.Sprint(f.runs),
-			"scenario": f.scenarios, "cpu_time": f.cpuTime.String(), "timeout": f.timeout.String(), "seed": fmt.Sprint(f.seed)}}
+	env := document.NewEnvelope("startup", runID, started)
+	env.DurationS, env.Labels = time.Since(started).Seconds(), labels
+	env.Options = map[string]string{"modules": fmt.Sprint(f.modules), "props": fmt.Sprint(f.props), "runs": fmt.Sprint(f.runs),
+		"scenario": f.scenarios, "cpu_time": f.cpuTime.String(), "timeout": f.timeout.String(), "seed": fmt.Sprint(f.seed)}
+	doc := &document.StartupDocument{Envelope: env, Runtime: res.Runtime, RuntimeVersion: res.RuntimeVersion,
+		EnvLabel: f.envLabel, Interrupted: interrupted}
 	for _, s := range res.Scenarios {
-		doc.Scenarios = append(doc.Scenarios, report.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
+		doc.Scenarios = append(doc.Scenarios, document.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
 	}
 	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.jsonOut {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -111,7 +113,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 			return err
 		}
 	}
-	runID := newRunID()
+	runID := document.NewRunID()
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{api: "gcs", profile: "cross-region"}, runID)
 	if err != nil {
@@ -128,10 +130,10 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		sdkUpload = storage.UploadResumable
 	}
 	specs := load.Strategies(sdkUpload, f.parallel)
-	doc := &report.StrategiesDocument{Schema: report.Schema, RunID: runID, Target: env.info(), Lab: env.labInfo,
-		StartedAt: started.UTC().Format(time.RFC3339), Client: clientInfo(), Labels: labels,
-		Options: map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
-			"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}}
+	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", runID, started)}
+	doc.Target, doc.Lab, doc.Labels = env.info(), env.labInfo, labels
+	doc.Options = map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
+		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}
 	var labRTT time.Duration
 	if env.lab != nil {
 		labRTT = env.lab.Link().RTT
@@ -231,10 +233,10 @@ func readKeys(path string) ([]string, error) {
 
 // strategyRows turns results into table rows, with speed-ups against
 // sdk-default, one sentence per op and size, and seed 000's first-vs-later.
-func strategyRows(all []*load.StrategyResult) ([]report.StrategyRow, []string, *report.FirstVsLater) {
-	var rows []report.StrategyRow
+func strategyRows(all []*load.StrategyResult) ([]document.StrategyRow, []string, *document.FirstVsLater) {
+	var rows []document.StrategyRow
 	var summary []string
-	var fvl *report.FirstVsLater
+	var fvl *document.FirstVsLater
 	type group struct {
 		op   string
 		size int64
@@ -253,7 +255,7 @@ func strategyRows(all []*load.StrategyResult) ([]report.StrategyRow, []string, *
 			order = append(order, g)
 			best[g] = nil
 		}
-		row := report.StrategyRow{Strategy: r.Spec.Name, Description: r.Spec.Description, Op: r.Op, Objects: r.Objects,
+		row := document.StrategyRow{Strategy: r.Spec.Name, Description: r.Spec.Description, Op: r.Op, Objects: r.Objects,
 			SizeBytes: r.Size, Concurrency: r.Spec.Concurrency, Available: r.Available, Reason: r.Reason,
 			Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RTTs: map[string]float64{}}
 		if row.Concurrency == 0 {
@@ -279,7 +281,7 @@ func strategyRows(all []*load.StrategyResult) ([]report.StrategyRow, []string, *
 				best[g] = r
 			}
 			if r.Op == "get" && r.Spec.Name == load.ReusedConnection && fvl == nil && r.FirstN > 0 && r.LaterN > 0 {
-				fvl = &report.FirstVsLater{Strategy: r.Spec.Name,
+				fvl = &document.FirstVsLater{Strategy: r.Spec.Name,
 					First: map[string]float64{"connect": msf(r.First[nettrace.Connect]), "tls": msf(r.First[nettrace.TLS]), "total": msf(r.FirstTotal)},
 					Later: map[string]float64{"connect": msf(r.Later[nettrace.Connect]), "tls": msf(r.Later[nettrace.TLS]), "total": msf(r.LaterTotal)}}
 			}

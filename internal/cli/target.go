@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"crypto/tls"
 	"errors"
@@ -15,7 +17,6 @@ import (
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
 	"github.com/objbench/objbench/internal/storage/s3"
@@ -56,7 +57,7 @@ func (tf *targetFlags) register(fl *pflag.FlagSet) {
 type targetEnv struct {
 	target   storage.Target
 	endpoint string
-	labInfo  *report.LabInfo
+	labInfo  *document.LabInfo
 	lab      *lab.Lab
 	sopts    storage.Options
 	tcfg     nettrace.Config
@@ -196,8 +197,8 @@ func (e *targetEnv) factory(conn nettrace.Strategy, expect bool, upload storage.
 }
 
 // info is the target block of the JSON documents.
-func (e *targetEnv) info() report.TargetInfo {
-	return report.TargetInfo{URL: e.target.String(), Provider: e.target.Scheme, Endpoint: e.endpoint, Region: e.sopts.Region}
+func (e *targetEnv) info() document.TargetInfo {
+	return document.TargetInfo{URL: e.target.String(), Provider: e.target.Scheme, Endpoint: e.endpoint, Region: e.sopts.Region}
 }
 
 // Close stops the setup client and the lab.

@@ -9,6 +9,8 @@
 package lab
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"crypto/tls"
 	"errors"
@@ -20,7 +22,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage"
 )
 
@@ -308,8 +309,8 @@ func (l *Lab) HandshakeDelay() func(addr string) time.Duration {
 }
 
 // Info is the lab block of the JSON contract for api.
-func (l *Lab) Info(api string) *report.LabInfo {
-	return &report.LabInfo{
+func (l *Lab) Info(api string) *document.LabInfo {
+	return &document.LabInfo{
 		API: api, Profile: l.profile,
 		RTTms:     float64(l.link.RTT) / float64(time.Millisecond),
 		JitterMs:  float64(l.link.Jitter) / float64(time.Millisecond),

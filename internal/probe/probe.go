@@ -7,6 +7,8 @@
 package probe
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -21,7 +23,6 @@ import (
 
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
@@ -77,8 +78,8 @@ func (o Options) WithDefaults() (Options, error) {
 // Target is one probed bucket with the measured client every round uses.
 type Target struct {
 	// Info is the target block of the round's document.
-	Info report.TargetInfo
-	Lab  *report.LabInfo
+	Info document.TargetInfo
+	Lab  *document.LabInfo
 	// Strategy is the connection strategy of Client.
 	Strategy string
 	// PeerName is the host name requests go to (net.peer.name).
@@ -166,7 +167,7 @@ type Round struct {
 	// Samples are every request, with Seq counting across rounds.
 	Samples []nettrace.Sample
 	// Result is the round's step: its first_request is the round's first GET.
-	Result report.Result
+	Result document.Result
 	// Histograms are the step's encoded TTFB and total histograms.
 	Histograms map[string][]byte
 	// Failed counts requests that did not succeed.
@@ -219,7 +220,7 @@ func Run(ctx context.Context, t *Target, o Options, h Hooks) (*Round, error) {
 		}
 	}
 	r.Wall = time.Since(r.Start)
-	r.Result = report.FromSummary("probe", "get", o.Size, 1, t.Strategy, r.Wall, rec.Summarize(o.Size, r.Wall))
+	r.Result = document.FromSummary("probe", "get", o.Size, 1, t.Strategy, r.Wall, rec.Summarize(o.Size, r.Wall))
 	r.Histograms, _ = rec.Histograms() // encoding in-memory histograms cannot fail
 	if h.OnRound != nil {
 		h.OnRound(ctx, r)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -29,30 +31,30 @@ func csvHeader() []string {
 // WriteCSV writes one row per result with flat columns, header first.
 // Floats are rounded to 6 decimals (a nanosecond in ms) and never NaN;
 // error_classes is "class:count" pairs joined by ";", sorted.
-func WriteCSV(w io.Writer, d *Document) error {
+func WriteCSV(w io.Writer, d *document.Document) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader()); err != nil {
 		return fmt.Errorf("write CSV report: %w", err)
 	}
 	f := func(v float64) string {
-		return strconv.FormatFloat(math.Round(sanitize(v)*1e6)/1e6, 'f', -1, 64)
+		return strconv.FormatFloat(math.Round(document.Finite(v)*1e6)/1e6, 'f', -1, 64)
 	}
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, r := range d.Results {
 		row := []string{d.RunID, r.Workload, r.Op, i(r.SizeBytes), strconv.Itoa(r.Concurrency), r.Strategy,
 			i(r.Count), i(r.Errors), i(r.Retries), i(r.Reconnects), f(r.RequestsPerOp), f(r.WallS)}
-		for _, dd := range []Dist{r.TTFBms, r.TotalMs} {
+		for _, dd := range []document.Dist{r.TTFBms, r.TotalMs} {
 			row = append(row, f(dd.Min), f(dd.P50), f(dd.P90), f(dd.P99), f(dd.P999), f(dd.Max), f(dd.Mean), f(dd.Stddev))
 		}
 		row = append(row, f(r.MBps.P50), f(r.MBps.P90), f(r.MBps.P99), f(r.AggregateMBps), f(r.ReusedFraction))
-		for _, g := range []Group{r.FirstRequest, r.LaterRequests} {
+		for _, g := range []document.Group{r.FirstRequest, r.LaterRequests} {
 			row = append(row, i(g.Count), f(g.TTFBms.P50), f(g.TotalMs.P50), f(g.ReusedFraction))
 		}
 		for _, ph := range phaseNames {
 			row = append(row, f(r.PhasesMs[ph].P50), f(r.PhasesMs[ph].P99))
 		}
 		var classes []string
-		for _, k := range errorClasses([]Result{r}) {
+		for _, k := range errorClasses([]document.Result{r}) {
 			classes = append(classes, k+":"+i(r.ErrorsByClass[k]))
 		}
 		row = append(row, strings.Join(classes, ";"))

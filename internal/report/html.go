@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -123,25 +125,25 @@ func runSummary(r HTMLRun) runView {
 	case r.Startup != nil:
 		rv.Command, rv.Target, started, dur, rv.Interrupted = "startup", r.Startup.Runtime+" "+r.Startup.RuntimeVersion, r.Startup.StartedAt, r.Startup.DurationS, r.Startup.Interrupted
 	}
-	rv.Started, rv.Duration = started, num(sanitize(dur))+" s"
+	rv.Started, rv.Duration = started, num(document.Finite(dur))+" s"
 	for _, k := range slices.Sorted(maps.Keys(r.Meta)) {
 		rv.Meta = append(rv.Meta, [2]string{k, r.Meta[k]})
 	}
 	return rv
 }
 
-func mbpsText(s Result) string {
+func mbpsText(s document.Result) string {
 	if !hasThroughput(s) {
 		return "-"
 	}
 	return num(s.MBps.P50)
 }
 
-func pct(f float64) string { return strconv.FormatFloat(sanitize(f)*100, 'f', 0, 64) + "%" }
+func pct(f float64) string { return strconv.FormatFloat(document.Finite(f)*100, 'f', 0, 64) + "%" }
 
 // latencyStep is the step a run's TTFB is shown for: the latency
 // workload's GETs, else the first GET of the smallest size.
-func latencyStep(d *Document) (int, bool) {
+func latencyStep(d *document.Document) (int, bool) {
 	best := -1
 	for i, r := range d.Results {
 		if r.Op != "get" || r.Count == 0 {
@@ -236,7 +238,7 @@ func phaseFigures(runs []HTMLRun) []figure {
 		res := r.Doc.Results[s]
 		for _, g := range []struct {
 			name string
-			grp  Group
+			grp  document.Group
 		}{{"first", res.FirstRequest}, {"later", res.LaterRequests}} {
 			if g.grp.Count == 0 {
 				continue
@@ -259,7 +261,7 @@ func sizeAxis() axis {
 	return axis{label: "object size (log, 1 kB = 1000 B)", log: true, decades: true, format: HumanBytes}
 }
 
-func sizeFigures(runs []HTMLRun, xs []Crossover) ([]figure, []string) {
+func sizeFigures(runs []HTMLRun, xs []document.Crossover) ([]figure, []string) {
 	var figs []figure
 	var notes []string
 	for _, op := range []string{"get", "put"} {
@@ -286,12 +288,12 @@ func sizeFigures(runs []HTMLRun, xs []Crossover) ([]figure, []string) {
 				continue
 			}
 			lo, hi := math.Inf(1), 0.0
-			for _, f := range []Fit{x.FitA, x.FitB} {
+			for _, f := range []document.Fit{x.FitA, x.FitB} {
 				for _, p := range f.Points {
 					lo, hi = min(lo, p[0]), max(hi, p[0])
 				}
 			}
-			for k, f := range []Fit{x.FitA, x.FitB} {
+			for k, f := range []document.Fit{x.FitA, x.FitB} {
 				name := []string{x.A, x.B}[k]
 				c.series = append(c.series, series{name: fmt.Sprintf("fit %s: %s ms + size / %s MB/s", name, num(f.TTFBms), num(f.MBps)),
 					points: fitCurve(f, lo, hi), dashed: true, color: runIndex(runs, []string{x.ARunID, x.BRunID}[k])})
@@ -319,7 +321,7 @@ func runIndex(runs []HTMLRun, id string) int {
 }
 
 // fitCurve samples a fit's MB/s between lo and hi bytes, log-spaced.
-func fitCurve(f Fit, lo, hi float64) [][2]float64 {
+func fitCurve(f document.Fit, lo, hi float64) [][2]float64 {
 	if !(lo > 0 && hi > lo) || !(f.MBps > 0) {
 		return nil
 	}
@@ -405,7 +407,7 @@ func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 			name string
 			idx  int
 			vals []float64
-			s    StartupScenario
+			s    document.StartupScenario
 		}
 		var envs []env
 		var all []float64
@@ -415,7 +417,7 @@ func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 			}
 			for _, s := range r.Startup.Scenarios {
 				if s.Scenario == sc {
-					v := TrimTop(s.WallSamplesMs)
+					v := document.TrimTop(s.WallSamplesMs)
 					envs = append(envs, env{r.Label, i, v, s})
 					all = append(all, v...)
 				}
@@ -432,7 +434,7 @@ func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 		if len(all) == 0 {
 			continue
 		}
-		bins := Histogram(all, histBins)
+		bins := document.Histogram(all, document.HistBins)
 		c := chart{title: "Start-up wall time, " + sc, x: axis{label: "wall time (ms)", tight: true}, y: axis{label: "% of runs"}}
 		for _, e := range envs {
 			if len(e.vals) == 0 {

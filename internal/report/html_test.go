@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bytes"
 	"regexp"
 	"strings"
@@ -19,7 +21,7 @@ func htmlFixture() HTMLInput {
 		b.Results[i].MBps.P50 *= 3
 	}
 	// A size sweep on both, for the size plot.
-	for _, d := range []*Document{a, b} {
+	for _, d := range []*document.Document{a, b} {
 		base := d.Results[2]
 		for k, size := range []int64{16 << 10, 1 << 20, 8 << 20} {
 			r := base
@@ -28,10 +30,10 @@ func htmlFixture() HTMLInput {
 			d.Results = append(d.Results, r)
 		}
 	}
-	st := &StrategiesDocument{
-		Schema: Schema, RunID: "20261122T140000-cccccc", Target: TargetInfo{URL: "gs://objbench", Provider: "gcs"},
-		StartedAt: "2026-11-22T14:00:00Z", DurationS: 30,
-		Strategies: []StrategyRow{
+	st := &document.StrategiesDocument{
+		Envelope: document.Envelope{Schema: document.Schema, RunID: "20261122T140000-cccccc", Target: document.TargetInfo{URL: "gs://objbench", Provider: "gcs"},
+			StartedAt: "2026-11-22T14:00:00Z", DurationS: 30},
+		Strategies: []document.StrategyRow{
 			{Strategy: "sdk-default", Op: "put", Objects: 50, SizeBytes: 0, WallS: 24.5, ObjectsPerS: 2, P50ms: 480, P99ms: 520, Connections: 50, RequestsPerObject: 2, Speedup: 1, Available: true},
 			{Strategy: "http2", Op: "put", Objects: 50, SizeBytes: 0, WallS: 0.28, ObjectsPerS: 178, P50ms: 80, P99ms: 90, Connections: 1, RequestsPerObject: 1, Speedup: 88, Available: true},
 			{Strategy: "batch", Op: "put", Available: false, Reason: "no batch API on <this> provider"},
@@ -56,9 +58,9 @@ func htmlFixture() HTMLInput {
 			{ID: s1.RunID, Label: "env=local-docker", Startup: s1},
 			{ID: s2.RunID, Label: "env=lambda", Startup: s2},
 		},
-		Crossovers: []Crossover{{Op: "get", A: "lab s3:cross-region", B: `env=<b>gcs</b>`, ARunID: a.RunID, BRunID: b.RunID,
-			FitA:      Fit{TTFBms: 80, MBps: 40, Points: [][2]float64{{16 << 10, 80.4}, {32 << 20, 918}}},
-			FitB:      Fit{TTFBms: 160, MBps: 120, Points: [][2]float64{{16 << 10, 160.1}, {32 << 20, 440}}},
+		Crossovers: []document.Crossover{{Op: "get", A: "lab s3:cross-region", B: `env=<b>gcs</b>`, ARunID: a.RunID, BRunID: b.RunID,
+			FitA:      document.Fit{TTFBms: 80, MBps: 40, Points: [][2]float64{{16 << 10, 80.4}, {32 << 20, 918}}},
+			FitB:      document.Fit{TTFBms: 160, MBps: 120, Points: [][2]float64{{16 << 10, 160.1}, {32 << 20, 440}}},
 			SizeBytes: 4.8e6, Faster: `env=<b>gcs</b>`}},
 	}
 }
@@ -127,8 +129,8 @@ func TestWriteHTMLEmpty(t *testing.T) {
 		in   HTMLInput
 	}{
 		{"no runs", HTMLInput{}},
-		{"run without steps", HTMLInput{Runs: []HTMLRun{{ID: "x", Label: "x", Doc: &Document{}}}}},
-		{"startup without samples", HTMLInput{Runs: []HTMLRun{{ID: "y", Label: "y", Startup: &StartupDocument{Scenarios: []StartupScenario{{Scenario: "cpu"}}}}}}},
+		{"run without steps", HTMLInput{Runs: []HTMLRun{{ID: "x", Label: "x", Doc: &document.Document{}}}}},
+		{"startup without samples", HTMLInput{Runs: []HTMLRun{{ID: "y", Label: "y", Startup: &document.StartupDocument{Scenarios: []document.StartupScenario{{Scenario: "cpu"}}}}}}},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer

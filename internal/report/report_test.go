@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -20,9 +22,9 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixture is a fixed document built the way run builds one.
-func fixture() *Document {
+func fixture() *document.Document {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	step := func(workload, op string, size int64, conc int, base time.Duration, n int, failures int) Result {
+	step := func(workload, op string, size int64, conc int, base time.Duration, n int, failures int) document.Result {
 		r := stats.NewRecorder()
 		for i := range n {
 			d := base + time.Duration(i%10)*base/10
@@ -38,15 +40,15 @@ func fixture() *Document {
 		for range failures {
 			r.Add(&nettrace.Sample{Err: "boom", ErrClass: "timeout", Retries: 1})
 		}
-		return FromSummary(workload, op, size, conc, "pooled", time.Second, r.Summarize(size, time.Second))
+		return document.FromSummary(workload, op, size, conc, "pooled", time.Second, r.Summarize(size, time.Second))
 	}
-	return &Document{
-		Schema: Schema, RunID: "20261122T120000-abcdef",
-		Target:    TargetInfo{URL: "s3://objbench", Provider: "s3", Endpoint: "http://127.0.0.1:9000"},
-		Lab:       &LabInfo{API: "s3", Profile: "cross-region", RTTms: 80, TLS: true},
-		StartedAt: "2026-11-22T12:00:00Z", DurationS: 12.5,
-		Client: ClientInfo{Version: "dev", Go: "go1.26", OS: "linux/amd64", Host: "test", CPUs: 2},
-		Results: []Result{
+	return &document.Document{
+		Envelope: document.Envelope{Schema: document.Schema, RunID: "20261122T120000-abcdef",
+			Target:    document.TargetInfo{URL: "s3://objbench", Provider: "s3", Endpoint: "http://127.0.0.1:9000"},
+			Lab:       &document.LabInfo{API: "s3", Profile: "cross-region", RTTms: 80, TLS: true},
+			StartedAt: "2026-11-22T12:00:00Z", DurationS: 12.5,
+			Client: document.ClientInfo{Version: "dev", Go: "go1.26", OS: "linux/amd64", Host: "test", CPUs: 2}},
+		Results: []document.Result{
 			step("latency", "get", 1024, 1, 80*time.Millisecond, 100, 0),
 			step("latency", "put", 0, 1, 90*time.Millisecond, 20, 2),
 			step("throughput", "get", 32<<20, 1, 400*time.Millisecond, 10, 0),
@@ -103,9 +105,9 @@ func TestJSONContract(t *testing.T) {
 	d := fixture()
 	// None of these may break the encoder or reach the output.
 	d.Results[0].TTFBms.P50 = math.NaN()
-	d.Results[0].PhasesMs["wait"] = PhaseDist{P50: math.Inf(1), P99: math.NaN()}
+	d.Results[0].PhasesMs["wait"] = document.PhaseDist{P50: math.Inf(1), P99: math.NaN()}
 	d.Results[0].FirstRequest.TotalMs.Mean = math.Inf(-1)
-	d.Results[0].LaterRequests.PhasesMs["dns"] = PhaseDist{P99: math.NaN()}
+	d.Results[0].LaterRequests.PhasesMs["dns"] = document.PhaseDist{P99: math.NaN()}
 	d.Results[0].MBps.P99 = math.Inf(1)
 	d.Lab.JitterMs = math.NaN()
 	d.DurationS = math.Inf(1)
@@ -183,7 +185,7 @@ func TestJSONContract(t *testing.T) {
 
 	// A run with no step still has a results array.
 	buf.Reset()
-	if err := WriteJSON(&buf, &Document{Schema: Schema}); err != nil {
+	if err := WriteJSON(&buf, &document.Document{Envelope: document.Envelope{Schema: document.Schema}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"results": []`) {
@@ -269,7 +271,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 
 func TestWriteErrors(t *testing.T) {
 	t.Parallel()
-	for name, write := range map[string]func(io.Writer, *Document) error{"text": WriteText, "csv": WriteCSV, "json": WriteJSON} {
+	for name, write := range map[string]func(io.Writer, *document.Document) error{"text": WriteText, "csv": WriteCSV, "json": WriteJSON} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			if err := write(&failWriter{n: 100}, fixture()); err == nil || !strings.Contains(err.Error(), "disk full") {
@@ -291,7 +293,7 @@ func TestFromSummaryFields(t *testing.T) {
 		}
 		rec.Add(&s)
 	}
-	r := FromSummary("throughput", "put", 2_000_000, 1, "pooled", 2*time.Second, rec.Summarize(2_000_000, 2*time.Second))
+	r := document.FromSummary("throughput", "put", 2_000_000, 1, "pooled", 2*time.Second, rec.Summarize(2_000_000, 2*time.Second))
 	if r.Workload != "throughput" || r.Op != "put" || r.SizeBytes != 2_000_000 || r.Concurrency != 1 || r.Strategy != "pooled" {
 		t.Errorf("identity %+v", r)
 	}
@@ -312,7 +314,7 @@ func TestFromSummaryFields(t *testing.T) {
 	}
 	for i, ph := range []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"} {
 		want := float64(i + 1)
-		for where, m := range map[string]map[string]PhaseDist{"all": r.PhasesMs, "first": r.FirstRequest.PhasesMs, "later": r.LaterRequests.PhasesMs} {
+		for where, m := range map[string]map[string]document.PhaseDist{"all": r.PhasesMs, "first": r.FirstRequest.PhasesMs, "later": r.LaterRequests.PhasesMs} {
 			if got := m[ph].P50; math.Abs(got-want) > 0.01*want {
 				t.Errorf("%s %s p50 = %v, want %v", where, ph, got, want)
 			}

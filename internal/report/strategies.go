@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,67 +10,16 @@ import (
 	"strings"
 )
 
-// StrategiesDocument is `objbench strategies --json`.
-type StrategiesDocument struct {
-	Schema     string            `json:"schema"`
-	RunID      string            `json:"run_id"`
-	Target     TargetInfo        `json:"target"`
-	Lab        *LabInfo          `json:"lab,omitempty"`
-	StartedAt  string            `json:"started_at"`
-	DurationS  float64           `json:"duration_s"`
-	Client     ClientInfo        `json:"client"`
-	Options    map[string]string `json:"options,omitempty"`
-	Labels     map[string]string `json:"labels,omitempty"`
-	Strategies []StrategyRow     `json:"strategies"`
-	// Summary is the plain sentence naming the largest saving, per op.
-	Summary []string `json:"summary"`
-	// FirstVsLater is seed 000's table: GETs on a reused connection.
-	FirstVsLater *FirstVsLater `json:"first_vs_later,omitempty"`
-	Interrupted  bool          `json:"interrupted,omitempty"`
-}
-
-// StrategyRow is one strategy for one op.
-type StrategyRow struct {
-	Strategy          string             `json:"strategy"`
-	Description       string             `json:"description"`
-	Op                string             `json:"op"`
-	Objects           int                `json:"objects"`
-	SizeBytes         int64              `json:"size_bytes"`
-	Concurrency       int                `json:"concurrency"`
-	WallS             float64            `json:"wall_s"`
-	ObjectsPerS       float64            `json:"objects_per_s"`
-	P50ms             float64            `json:"p50_ms"`
-	P99ms             float64            `json:"p99_ms"`
-	Connections       int64              `json:"connections"`
-	TLSHandshakes     int64              `json:"tls_handshakes"`
-	RequestsPerObject float64            `json:"requests_per_object"`
-	RTTms             float64            `json:"rtt_ms"`
-	RTTs              map[string]float64 `json:"rtts"`
-	Speedup           float64            `json:"speedup"`
-	Errors            int64              `json:"errors"`
-	ErrorsByClass     map[string]int64   `json:"errors_by_class,omitempty"`
-	Protocol          string             `json:"protocol,omitempty"`
-	Available         bool               `json:"available"`
-	Reason            string             `json:"reason,omitempty"`
-}
-
-// FirstVsLater compares each worker's first GET with its reused ones.
-type FirstVsLater struct {
-	Strategy string             `json:"strategy"`
-	First    map[string]float64 `json:"first_ms"`
-	Later    map[string]float64 `json:"later_ms"`
-}
-
 // WriteStrategiesJSON writes d, every float finite.
-func WriteStrategiesJSON(w io.Writer, d *StrategiesDocument) error {
+func WriteStrategiesJSON(w io.Writer, d *document.StrategiesDocument) error {
 	c := *d
-	c.Strategies = make([]StrategyRow, len(d.Strategies))
+	c.Strategies = make([]document.StrategyRow, len(d.Strategies))
 	for i, r := range d.Strategies {
-		r.WallS, r.ObjectsPerS, r.P50ms, r.P99ms = sanitize(r.WallS), sanitize(r.ObjectsPerS), sanitize(r.P50ms), sanitize(r.P99ms)
-		r.RequestsPerObject, r.RTTms, r.Speedup = sanitize(r.RequestsPerObject), sanitize(r.RTTms), sanitize(r.Speedup)
+		r.WallS, r.ObjectsPerS, r.P50ms, r.P99ms = document.Finite(r.WallS), document.Finite(r.ObjectsPerS), document.Finite(r.P50ms), document.Finite(r.P99ms)
+		r.RequestsPerObject, r.RTTms, r.Speedup = document.Finite(r.RequestsPerObject), document.Finite(r.RTTms), document.Finite(r.Speedup)
 		rtts := make(map[string]float64, len(r.RTTs))
 		for k, v := range r.RTTs {
-			rtts[k] = sanitize(v)
+			rtts[k] = document.Finite(v)
 		}
 		r.RTTs = rtts
 		c.Strategies[i] = r
@@ -85,7 +36,7 @@ var rttPhases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "re
 
 // WriteStrategiesText writes the strategies table, one block per op, the
 // summary sentences and the first-versus-later table.
-func WriteStrategiesText(w io.Writer, d *StrategiesDocument) error {
+func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "objbench strategies %s: %s (%s)", d.RunID, d.Target.URL, d.Target.Provider)
 	if d.Target.Endpoint != "" {
@@ -104,7 +55,7 @@ func WriteStrategiesText(w io.Writer, d *StrategiesDocument) error {
 		fmt.Fprintf(ew, "lab: %s API, profile %s, round trip %s ms, %s\n", l.API, l.Profile, num(l.RTTms), tls)
 	}
 	for _, op := range []string{"put", "get"} {
-		var rows []StrategyRow
+		var rows []document.StrategyRow
 		for _, r := range d.Strategies {
 			if r.Op == op {
 				rows = append(rows, r)
@@ -158,7 +109,7 @@ func WriteStrategiesText(w io.Writer, d *StrategiesDocument) error {
 	return ew.err
 }
 
-func fixed(v float64, prec int) string { return strconv.FormatFloat(sanitize(v), 'f', prec, 64) }
+func fixed(v float64, prec int) string { return strconv.FormatFloat(document.Finite(v), 'f', prec, 64) }
 
 // leftTable aligns columns with the first column left-aligned.
 func leftTable(w io.Writer, heads []string, rows [][]string) {

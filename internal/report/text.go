@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"bytes"
 	"fmt"
 	"io"
@@ -26,12 +28,12 @@ func FormatSize(n int64) string { return units.FormatSize(n) }
 // rows, one column per step): per workload, TTFB and total latency,
 // per-request and aggregate throughput, counts and errors, and the phase
 // table of the first request of each worker against the later ones.
-func WriteText(w io.Writer, d *Document) error {
+func WriteText(w io.Writer, d *document.Document) error {
 	ew := &errWriter{w: w}
 	header(ew, d)
 	heading := columnNamer(d.Results)
 	for _, wl := range workloads(d.Results) {
-		var steps []Result
+		var steps []document.Result
 		for _, r := range d.Results {
 			if r.Workload == wl {
 				steps = append(steps, r)
@@ -48,7 +50,7 @@ func WriteText(w io.Writer, d *Document) error {
 	return ew.err
 }
 
-func header(w io.Writer, d *Document) {
+func header(w io.Writer, d *document.Document) {
 	command := "run"
 	if d.Probe != nil {
 		command = "probe"
@@ -60,7 +62,7 @@ func header(w io.Writer, d *Document) {
 	if d.Lab != nil {
 		fmt.Fprintf(w, ", lab %s", d.Lab.Profile)
 	}
-	fmt.Fprintf(w, "), %s s", num(sanitize(d.DurationS)))
+	fmt.Fprintf(w, "), %s s", num(document.Finite(d.DurationS)))
 	if d.StartedAt != "" {
 		fmt.Fprintf(w, " from %s", d.StartedAt)
 	}
@@ -73,9 +75,9 @@ func header(w io.Writer, d *Document) {
 		if l.TLS {
 			tls = "TLS"
 		}
-		fmt.Fprintf(w, "lab: %s API, profile %s, round trip %s ms", l.API, l.Profile, num(sanitize(l.RTTms)))
+		fmt.Fprintf(w, "lab: %s API, profile %s, round trip %s ms", l.API, l.Profile, num(document.Finite(l.RTTms)))
 		if l.JitterMs > 0 {
-			fmt.Fprintf(w, " ± %s ms", num(sanitize(l.JitterMs)))
+			fmt.Fprintf(w, " ± %s ms", num(document.Finite(l.JitterMs)))
 		}
 		if l.Bandwidth != "" {
 			fmt.Fprintf(w, ", %s", l.Bandwidth)
@@ -103,7 +105,7 @@ func header(w io.Writer, d *Document) {
 }
 
 // workloads lists workload names in first-seen order.
-func workloads(rs []Result) []string {
+func workloads(rs []document.Result) []string {
 	var out []string
 	for _, r := range rs {
 		if !slices.Contains(out, r.Workload) {
@@ -114,7 +116,7 @@ func workloads(rs []Result) []string {
 }
 
 // strategies lists the connection strategies in first-seen order.
-func strategies(rs []Result) []string {
+func strategies(rs []document.Result) []string {
 	var out []string
 	for _, r := range rs {
 		if !slices.Contains(out, r.Strategy) {
@@ -126,9 +128,9 @@ func strategies(rs []Result) []string {
 
 // columnNamer returns the column heading of a step: "get 1KiB",
 // "put 32MiB c=5", and the strategy too when the document mixes several.
-func columnNamer(rs []Result) func(Result) string {
+func columnNamer(rs []document.Result) func(document.Result) string {
 	mixed := len(strategies(rs)) > 1
-	return func(r Result) string {
+	return func(r document.Result) string {
 		s := r.Op + " " + FormatSize(r.SizeBytes)
 		if r.Workload == "concurrency" || r.Concurrency > 1 {
 			s += " c=" + strconv.Itoa(r.Concurrency)
@@ -143,53 +145,53 @@ func columnNamer(rs []Result) func(Result) string {
 // stat names one row of a distribution table.
 type stat struct {
 	name string
-	get  func(Dist) float64
+	get  func(document.Dist) float64
 }
 
 var distStats = []stat{
-	{"p50", func(d Dist) float64 { return d.P50 }},
-	{"p90", func(d Dist) float64 { return d.P90 }},
-	{"p99", func(d Dist) float64 { return d.P99 }},
-	{"p99.9", func(d Dist) float64 { return d.P999 }},
-	{"min", func(d Dist) float64 { return d.Min }},
-	{"max", func(d Dist) float64 { return d.Max }},
-	{"mean", func(d Dist) float64 { return d.Mean }},
-	{"stddev", func(d Dist) float64 { return d.Stddev }},
+	{"p50", func(d document.Dist) float64 { return d.P50 }},
+	{"p90", func(d document.Dist) float64 { return d.P90 }},
+	{"p99", func(d document.Dist) float64 { return d.P99 }},
+	{"p99.9", func(d document.Dist) float64 { return d.P999 }},
+	{"min", func(d document.Dist) float64 { return d.Min }},
+	{"max", func(d document.Dist) float64 { return d.Max }},
+	{"mean", func(d document.Dist) float64 { return d.Mean }},
+	{"stddev", func(d document.Dist) float64 { return d.Stddev }},
 }
 
 // hasThroughput reports whether MB/s means something for r.
-func hasThroughput(r Result) bool {
+func hasThroughput(r document.Result) bool {
 	return r.SizeBytes > 0 && (r.Op == "get" || r.Op == "put")
 }
 
-func workloadTables(w io.Writer, wl string, steps []Result, heading func(Result) string) {
+func workloadTables(w io.Writer, wl string, steps []document.Result, heading func(document.Result) string) {
 	heads := make([]string, len(steps))
 	for i, r := range steps {
 		heads[i] = heading(r)
 	}
-	row := func(name string, f func(Result) string) []string {
+	row := func(name string, f func(document.Result) string) []string {
 		out := []string{name}
 		for _, r := range steps {
 			out = append(out, f(r))
 		}
 		return out
 	}
-	distRows := func(get func(Result) Dist) [][]string {
+	distRows := func(get func(document.Result) document.Dist) [][]string {
 		var rows [][]string
 		for _, st := range distStats {
-			rows = append(rows, row(st.name, func(r Result) string { return cell(r.Count, st.get(get(r))) }))
+			rows = append(rows, row(st.name, func(r document.Result) string { return cell(r.Count, st.get(get(r))) }))
 		}
 		return rows
 	}
 	fmt.Fprintf(w, "\n%s: time to first byte (ms)\n", wl)
-	table(w, [][]string{heads}, distRows(func(r Result) Dist { return r.TTFBms }))
+	table(w, [][]string{heads}, distRows(func(r document.Result) document.Dist { return r.TTFBms }))
 	fmt.Fprintf(w, "\n%s: total latency (ms)\n", wl)
-	table(w, [][]string{heads}, distRows(func(r Result) Dist { return r.TotalMs }))
+	table(w, [][]string{heads}, distRows(func(r document.Result) document.Dist { return r.TotalMs }))
 
 	if slices.ContainsFunc(steps, hasThroughput) {
 		fmt.Fprintf(w, "\n%s: throughput (MB/s; per request at the total latency percentile, and aggregate)\n", wl)
-		mb := func(name string, f func(Result) float64) []string {
-			return row(name, func(r Result) string {
+		mb := func(name string, f func(document.Result) float64) []string {
+			return row(name, func(r document.Result) string {
 				if !hasThroughput(r) {
 					return "-"
 				}
@@ -197,32 +199,32 @@ func workloadTables(w io.Writer, wl string, steps []Result, heading func(Result)
 			})
 		}
 		table(w, [][]string{heads}, [][]string{
-			mb("p50", func(r Result) float64 { return r.MBps.P50 }),
-			mb("p90", func(r Result) float64 { return r.MBps.P90 }),
-			mb("p99", func(r Result) float64 { return r.MBps.P99 }),
-			mb("aggregate", func(r Result) float64 { return r.AggregateMBps }),
+			mb("p50", func(r document.Result) float64 { return r.MBps.P50 }),
+			mb("p90", func(r document.Result) float64 { return r.MBps.P90 }),
+			mb("p99", func(r document.Result) float64 { return r.MBps.P99 }),
+			mb("aggregate", func(r document.Result) float64 { return r.AggregateMBps }),
 		})
 	}
 
 	fmt.Fprintf(w, "\n%s: requests\n", wl)
 	rows := [][]string{
-		row("count", func(r Result) string { return strconv.FormatInt(r.Count, 10) }),
-		row("errors", func(r Result) string { return strconv.FormatInt(r.Errors, 10) }),
+		row("count", func(r document.Result) string { return strconv.FormatInt(r.Count, 10) }),
+		row("errors", func(r document.Result) string { return strconv.FormatInt(r.Errors, 10) }),
 	}
 	for _, class := range errorClasses(steps) {
-		rows = append(rows, row("error "+class, func(r Result) string { return strconv.FormatInt(r.ErrorsByClass[class], 10) }))
+		rows = append(rows, row("error "+class, func(r document.Result) string { return strconv.FormatInt(r.ErrorsByClass[class], 10) }))
 	}
 	rows = append(rows,
-		row("requests/op", func(r Result) string { return cell(r.Count, r.RequestsPerOp) }),
-		row("retries", func(r Result) string { return strconv.FormatInt(r.Retries, 10) }),
-		row("reconnects", func(r Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
-		row("wall s", func(r Result) string { return num(sanitize(r.WallS)) }),
+		row("requests/op", func(r document.Result) string { return cell(r.Count, r.RequestsPerOp) }),
+		row("retries", func(r document.Result) string { return strconv.FormatInt(r.Retries, 10) }),
+		row("reconnects", func(r document.Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
+		row("wall s", func(r document.Result) string { return num(document.Finite(r.WallS)) }),
 	)
 	table(w, [][]string{heads}, rows)
 }
 
 // errorClasses lists, sorted, the error classes seen in steps.
-func errorClasses(steps []Result) []string {
+func errorClasses(steps []document.Result) []string {
 	var out []string
 	for _, r := range steps {
 		for k, v := range r.ErrorsByClass {
@@ -237,7 +239,7 @@ func errorClasses(steps []Result) []string {
 
 // phaseTable prints the p50 of every phase for the first request of each
 // worker next to the later ones, and how many of each reused a connection.
-func phaseTable(w io.Writer, wl string, steps []Result, heading func(Result) string) {
+func phaseTable(w io.Writer, wl string, steps []document.Result, heading func(document.Result) string) {
 	fmt.Fprintf(w, "\n%s: phases, p50 ms (first request of each worker | later requests)\n", wl)
 	names := make([]string, 0, 2*len(steps))
 	kinds := make([]string, 0, 2*len(steps))
@@ -246,7 +248,7 @@ func phaseTable(w io.Writer, wl string, steps []Result, heading func(Result) str
 		kinds = append(kinds, "first p50", "later p50")
 	}
 	var rows [][]string
-	both := func(name string, f func(Group) string) {
+	both := func(name string, f func(document.Group) string) {
 		row := []string{name}
 		for _, r := range steps {
 			row = append(row, f(r.FirstRequest), f(r.LaterRequests))
@@ -254,17 +256,17 @@ func phaseTable(w io.Writer, wl string, steps []Result, heading func(Result) str
 		rows = append(rows, row)
 	}
 	for _, ph := range phaseNames {
-		both(ph, func(g Group) string { return cell(g.Count, g.PhasesMs[ph].P50) })
+		both(ph, func(g document.Group) string { return cell(g.Count, g.PhasesMs[ph].P50) })
 	}
-	both("ttfb", func(g Group) string { return cell(g.Count, g.TTFBms.P50) })
-	both("total", func(g Group) string { return cell(g.Count, g.TotalMs.P50) })
-	both("reused", func(g Group) string {
+	both("ttfb", func(g document.Group) string { return cell(g.Count, g.TTFBms.P50) })
+	both("total", func(g document.Group) string { return cell(g.Count, g.TotalMs.P50) })
+	both("reused", func(g document.Group) string {
 		if g.Count == 0 {
 			return "-"
 		}
-		return strconv.FormatFloat(sanitize(g.ReusedFraction), 'f', 2, 64)
+		return strconv.FormatFloat(document.Finite(g.ReusedFraction), 'f', 2, 64)
 	})
-	both("count", func(g Group) string { return strconv.FormatInt(g.Count, 10) })
+	both("count", func(g document.Group) string { return strconv.FormatInt(g.Count, 10) })
 	table(w, [][]string{names, kinds}, rows)
 }
 
@@ -279,7 +281,7 @@ func cell(count int64, v float64) string {
 // num prints milliseconds or MB/s with precision suited to the magnitude:
 // one decimal from 10 up, two below, three below 0.01.
 func num(v float64) string {
-	v = sanitize(v)
+	v = document.Finite(v)
 	a := v
 	if a < 0 {
 		a = -a

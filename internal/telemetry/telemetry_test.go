@@ -1,6 +1,8 @@
 package telemetry
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"context"
 	"net/http/httptest"
 	"strings"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
 )
 
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -93,7 +94,7 @@ func TestRoundSpans(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := trace.NewTracerProvider(trace.WithSyncer(exp))
 	tr := &Tracer{tp: tp, tr: tp.Tracer("test"), Labels: map[string]string{"fn": "us-central1"}}
-	tg := &probe.Target{Info: report.TargetInfo{URL: "s3://b", Provider: "s3", Region: "us-east-1"}, PeerName: "b.s3.us-east-1.amazonaws.com", Strategy: "pooled"}
+	tg := &probe.Target{Info: document.TargetInfo{URL: "s3://b", Provider: "s3", Region: "us-east-1"}, PeerName: "b.s3.us-east-1.amazonaws.com", Strategy: "pooled"}
 	failed := sample(2, true)
 	failed.Err, failed.ErrClass = "connection reset", "reset"
 	r := &probe.Round{Target: tg, Number: 1, Start: t0, Wall: 200 * time.Millisecond, Samples: []nettrace.Sample{sample(0, false), sample(1, true), failed}, Failed: 1}

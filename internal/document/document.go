@@ -1,17 +1,20 @@
-// Package report renders results: the objbench/v1 JSON document (the
-// contract other tools read; add fields, never rename), terminal tables and
-// CSV. Every renderer works from a Document, so a stored run renders the same
-// as a live one.
-package report
+// Package document is the objbench/v1 document model: one Envelope shared
+// by every document (run, strategies, startup, probe, and those to come),
+// then each command's body. Domain packages fill documents; report renders
+// them and results stores them. It imports no renderer.
+package document
 
 // Schema is the JSON contract's version tag.
 const Schema = "objbench/v1"
 
-// Document is the objbench/v1 result document.
-type Document struct {
-	Schema    string            `json:"schema"`
-	RunID     string            `json:"run_id"`
-	Target    TargetInfo        `json:"target"`
+// Envelope is what every document starts with, in this order; a document
+// embeds it, so its fields are at the top level of the JSON.
+type Envelope struct {
+	Schema string `json:"schema"`
+	RunID  string `json:"run_id"`
+	// Command is the objbench command that wrote the document.
+	Command   string            `json:"command,omitempty"`
+	Target    TargetInfo        `json:"target,omitzero"`
 	Lab       *LabInfo          `json:"lab,omitempty"`
 	StartedAt string            `json:"started_at"` // RFC 3339
 	DurationS float64           `json:"duration_s"`
@@ -19,6 +22,11 @@ type Document struct {
 	Options   map[string]string `json:"options,omitempty"`
 	// Labels are the user's --label k=v values.
 	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Document is the objbench/v1 result document of run and probe.
+type Document struct {
+	Envelope
 	// Interrupted is true when the run was stopped before its end.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Probe describes a round of `objbench probe` or `serve` (nil otherwise).

@@ -1,4 +1,4 @@
-package report
+package document
 
 import (
 	"math"
@@ -51,8 +51,8 @@ func group(g stats.Group) Group {
 	return Group{Count: g.Count, TTFBms: dist(g.TTFB), TotalMs: dist(g.Total), PhasesMs: phases(g.Phases), ReusedFraction: g.ReusedFraction}
 }
 
-// sanitize replaces NaN and infinities, which JSON cannot carry, by 0.
-func sanitize(f float64) float64 {
+// Finite replaces NaN and infinities, which JSON cannot carry, by 0.
+func Finite(f float64) float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0
 	}
