@@ -1,6 +1,7 @@
 package cli
 
 import (
+
 	"io"
 	"os"
 	"path/filepath"

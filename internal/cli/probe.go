@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/analysis"
+
 	"github.com/objbench/objbench/internal/document"
 
 	"context"
@@ -340,11 +342,11 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 				}
 			}
 			if pf.report != "" && len(docs) > 0 {
-				var srs []*savedRun
+				var srs []*analysis.Run
 				for _, d := range docs {
-					srs = append(srs, &savedRun{run: results.Run{ID: d.RunID, Command: "probe", TargetURL: d.Target.URL, Labels: d.Labels}, doc: d})
+					srs = append(srs, &analysis.Run{Meta: results.Run{ID: d.RunID, Command: "probe", TargetURL: d.Target.URL, Labels: d.Labels}, Doc: d})
 				}
-				if err := writeReportFile(pf.report, reportInput(srs, "")); err != nil {
+				if err := writeReportFile(pf.report, report.PageInput(srs, "")); err != nil {
 					return err
 				}
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+
 	"bytes"
 	"context"
 	"encoding/csv"

@@ -1,21 +1,18 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/analysis"
+
 
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
-	"github.com/objbench/objbench/internal/stats"
 )
 
 func newReportCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -52,20 +49,20 @@ Give several runs (two targets, two environments) to put them side by side.`,
 				}
 				args = []string{runs[0].ID}
 			}
-			var srs []*savedRun
+			var srs []*analysis.Run
 			seen := map[string]bool{}
 			for _, id := range args {
-				sr, err := loadRun(ctx, st, id)
+				sr, err := analysis.Load(ctx, st, id)
 				if err != nil {
 					return err
 				}
-				if seen[sr.run.ID] {
+				if seen[sr.Meta.ID] {
 					continue
 				}
-				seen[sr.run.ID] = true
+				seen[sr.Meta.ID] = true
 				srs = append(srs, sr)
 			}
-			in := reportInput(srs, title)
+			in := report.PageInput(srs, title)
 			if output == "-" {
 				return report.WriteHTML(stdout, in)
 			}
@@ -79,119 +76,6 @@ Give several runs (two targets, two environments) to put them side by side.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "report.html", "the HTML file to write (- for standard output)")
 	cmd.Flags().StringVar(&title, "title", "", "the page title (default: the runs' names)")
 	return cmd
-}
-
-// reportInput turns saved runs into the page's input, with the crossover
-// of every pair of runs against different targets.
-func reportInput(srs []*savedRun, title string) report.HTMLInput {
-	in := report.HTMLInput{Title: title, Generated: time.Now().UTC().Format(time.RFC3339)}
-	for _, sr := range srs {
-		in.Runs = append(in.Runs, htmlRun(sr))
-	}
-	for i := range srs {
-		for j := i + 1; j < len(srs); j++ {
-			in.Crossovers = append(in.Crossovers, crossovers(srs[i], srs[j])...)
-		}
-	}
-	if in.Title == "" {
-		in.Title = "objbench report"
-		if len(in.Runs) == 1 {
-			in.Title += ": " + in.Runs[0].Label
-		}
-	}
-	return in
-}
-
-// htmlRun is one saved run for the page: its document, its settings and
-// its steps' quantiles read from the stored histograms.
-func htmlRun(sr *savedRun) report.HTMLRun {
-	r := sr.run
-	hr := report.HTMLRun{ID: r.ID, Label: runLabel(sr), Doc: sr.doc, Strategies: sr.strategies, Startup: sr.startup}
-	meta := map[string]string{
-		"command": r.Command, "started": r.StartedAt.UTC().Format(time.RFC3339),
-		"duration": strconv.FormatFloat(r.DurationS, 'f', 1, 64) + " s", "host": r.Host,
-	}
-	if r.TargetURL != "" {
-		meta["target"] = r.TargetURL
-	}
-	if r.Provider != "" {
-		meta["provider"] = r.Provider
-	}
-	if r.Endpoint != "" {
-		meta["endpoint"] = r.Endpoint
-	}
-	for k, v := range r.Labels {
-		meta["label "+k] = v
-	}
-	var opts map[string]string
-	var client document.ClientInfo
-	var lab *document.LabInfo
-	switch {
-	case sr.doc != nil:
-		opts, client, lab = sr.doc.Options, sr.doc.Client, sr.doc.Lab
-		if sr.doc.Target.Region != "" {
-			meta["region"] = sr.doc.Target.Region
-		}
-	case sr.strategies != nil:
-		opts, client, lab = sr.strategies.Options, sr.strategies.Client, sr.strategies.Lab
-	case sr.startup != nil:
-		opts, client = sr.startup.Options, sr.startup.Client
-		meta["runtime"] = sr.startup.Runtime + " " + sr.startup.RuntimeVersion
-		if sr.startup.EnvLabel != "" {
-			meta["environment"] = sr.startup.EnvLabel
-		}
-	}
-	maps.Copy(meta, prefixed("option ", opts))
-	if client.Version != "" {
-		meta["objbench"], meta["go"], meta["os"], meta["cpus"] = client.Version, client.Go, client.OS, strconv.Itoa(client.CPUs)
-	}
-	if lab != nil {
-		meta["lab"] = fmt.Sprintf("%s API, profile %s, RTT %g ms, jitter %g ms, bandwidth %s, TLS %t",
-			lab.API, lab.Profile, lab.RTTms, lab.JitterMs, orNone(lab.Bandwidth), lab.TLS)
-	}
-	hr.Meta = meta
-	if sr.doc != nil {
-		hr.Quantiles = map[int]report.StepQuantiles{}
-		for _, s := range sr.steps {
-			q, ok := stepQuantiles(s)
-			if ok && s.Index < len(sr.doc.Results) {
-				hr.Quantiles[s.Index] = q
-			}
-		}
-	}
-	return hr
-}
-
-func prefixed(p string, m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[p+k] = v
-	}
-	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "unlimited"
-	}
-	return s
-}
-
-// stepQuantiles reads a step's stored TTFB and total histograms.
-func stepQuantiles(s results.Step) (report.StepQuantiles, bool) {
-	var q report.StepQuantiles
-	for name, dst := range map[string]*[]float64{"ttfb": &q.TTFBms, "total": &q.TotalMs} {
-		b := s.Histograms[name]
-		if len(b) == 0 {
-			return q, false
-		}
-		h, err := stats.DecodeHistogram(b)
-		if err != nil || h.Count() == 0 {
-			return q, false
-		}
-		*dst = h.Quantiles(report.QuantileLevels)
-	}
-	return q, true
 }
 
 // writeReportFile writes the page next to path and renames it into place,
@@ -221,11 +105,11 @@ func writeReportFile(path string, in report.HTMLInput) error {
 
 // reportAfterRun writes --report FILE for a run that just finished, from
 // memory, so it works with --no-save too.
-func reportAfterRun(path string, sr *savedRun, stderr io.Writer) error {
+func reportAfterRun(path string, sr *analysis.Run, stderr io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	if err := writeReportFile(path, reportInput([]*savedRun{sr}, "")); err != nil {
+	if err := writeReportFile(path, report.PageInput([]*analysis.Run{sr}, "")); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", path)

@@ -1,7 +1,8 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/analysis"
+
 
 	"bufio"
 	"context"
@@ -11,7 +12,6 @@ import (
 	"io"
 	"math"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -184,7 +184,7 @@ func labelsText(r results.Listed) string {
 	case strings.HasPrefix(js, `{"`) && strings.HasSuffix(js, `"}`) && strings.IndexByte(js, '\\') < 0:
 		return labelsReplacer.Replace(js[2 : len(js)-2])
 	}
-	return formatLabels(r.Labels())
+	return analysis.FormatLabels(r.Labels())
 }
 
 var labelsReplacer = strings.NewReplacer(`":"`, "=", `","`, ",")
@@ -249,19 +249,6 @@ func nonNil(m map[string]string) map[string]string {
 	return m
 }
 
-func formatLabels(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
-	}
-	return strings.Join(parts, ",")
-}
-
 func parseDate(flag, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -272,46 +259,6 @@ func parseDate(flag, s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usagef("%s %q: use a date such as 2026-11-22 or 2026-11-22T15:04:05Z", flag, s)
-}
-
-// loadRun reads a saved run and decodes its document by command.
-type savedRun struct {
-	run        results.Run
-	steps      []results.Step
-	doc        *document.Document
-	strategies *document.StrategiesDocument
-	startup    *document.StartupDocument
-}
-
-func loadRun(ctx context.Context, st *results.Store, id string) (*savedRun, error) {
-	run, steps, err := st.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return decodeRun(run, steps)
-}
-
-// decodeRun decodes a run's document by the command that made it.
-func decodeRun(run results.Run, steps []results.Step) (*savedRun, error) {
-	sr := &savedRun{run: run, steps: steps}
-	switch run.Command {
-	case "run", "probe":
-		sr.doc = &document.Document{}
-		if err := json.Unmarshal(run.Document, sr.doc); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
-	case "strategies":
-		sr.strategies = &document.StrategiesDocument{}
-		if err := json.Unmarshal(run.Document, sr.strategies); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
-	case "startup":
-		sr.startup = &document.StartupDocument{}
-		if err := json.Unmarshal(run.Document, sr.startup); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
-	}
-	return sr, nil
 }
 
 func oneRunCmd(use, short, long, example string, run func(ctx context.Context, st *results.Store, id string) error, g *globals) *cobra.Command {
@@ -334,22 +281,22 @@ func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
 	cmd := oneRunCmd("show RUN", "Print a saved run's tables again", "show prints the tables of a saved run, read back from the results database.",
 		"  objbench show 20261122T213000-ab12cd\n  objbench show 20261122T2130 --json",
 		func(ctx context.Context, st *results.Store, id string) error {
-			sr, err := loadRun(ctx, st, id)
+			sr, err := analysis.Load(ctx, st, id)
 			if err != nil {
 				return err
 			}
 			switch {
 			case jsonOut:
-				_, err = fmt.Fprintf(stdout, "%s\n", sr.run.Document)
+				_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
 				return err
-			case sr.doc != nil:
-				return report.WriteText(stdout, sr.doc)
-			case sr.strategies != nil:
-				return report.WriteStrategiesText(stdout, sr.strategies)
-			case sr.startup != nil:
-				return report.WriteStartupText(stdout, sr.startup)
+			case sr.Doc != nil:
+				return report.WriteText(stdout, sr.Doc)
+			case sr.Strategies != nil:
+				return report.WriteStrategiesText(stdout, sr.Strategies)
+			case sr.Startup != nil:
+				return report.WriteStartupText(stdout, sr.Startup)
 			}
-			_, err = fmt.Fprintf(stdout, "%s\n", sr.run.Document)
+			_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
 			return err
 		}, g)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the stored JSON document")
@@ -380,19 +327,19 @@ samples (one row per kept request with every phase column, in milliseconds; pand
 with pd.read_csv).`,
 		"  objbench export RUN --format json > run.json\n  objbench export RUN --format samples > samples.csv",
 		func(ctx context.Context, st *results.Store, id string) error {
-			sr, err := loadRun(ctx, st, id)
+			sr, err := analysis.Load(ctx, st, id)
 			if err != nil {
 				return err
 			}
 			switch format {
 			case "json":
-				_, err = fmt.Fprintf(stdout, "%s\n", sr.run.Document)
+				_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
 				return err
 			case "csv":
-				if sr.doc == nil {
-					return fmt.Errorf("run %s is a %s run: csv exports run results; use --format json", sr.run.ID, sr.run.Command)
+				if sr.Doc == nil {
+					return fmt.Errorf("run %s is a %s run: csv exports run results; use --format json", sr.Meta.ID, sr.Meta.Command)
 				}
-				return report.WriteCSV(stdout, sr.doc)
+				return report.WriteCSV(stdout, sr.Doc)
 			case "samples":
 				return exportSamples(ctx, st, sr, stdout)
 			}
@@ -403,7 +350,7 @@ with pd.read_csv).`,
 }
 
 // exportSamples writes one CSV row per kept request.
-func exportSamples(ctx context.Context, st *results.Store, sr *savedRun, w io.Writer) error {
+func exportSamples(ctx context.Context, st *results.Store, sr *analysis.Run, w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"run_id", "step", "workload", "op", "size_bytes", "concurrency", "worker", "seq", "key", "start", "ttfb_ms", "total_ms"}
 	for _, p := range nettrace.Phases() {
@@ -415,25 +362,25 @@ func exportSamples(ctx context.Context, st *results.Store, sr *savedRun, w io.Wr
 		return err
 	}
 	steps := map[int]results.Step{}
-	for _, s := range sr.steps {
+	for _, s := range sr.Steps {
 		steps[s.Index] = s
 	}
 	f := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) }
 	region := ""
-	if sr.doc != nil {
-		region = sr.doc.Target.Region
+	if sr.Doc != nil {
+		region = sr.Doc.Target.Region
 	}
-	labels := formatLabels(sr.run.Labels)
-	err := st.Samples(ctx, sr.run.ID, func(row results.SampleRow) error {
+	labels := analysis.FormatLabels(sr.Meta.Labels)
+	err := st.Samples(ctx, sr.Meta.ID, func(row results.SampleRow) error {
 		s, stp := row.Sample, steps[row.Step]
-		rec := []string{sr.run.ID, strconv.Itoa(row.Step), stp.Workload, s.Op, strconv.FormatInt(s.Size, 10), strconv.Itoa(stp.Concurrency),
+		rec := []string{sr.Meta.ID, strconv.Itoa(row.Step), stp.Workload, s.Op, strconv.FormatInt(s.Size, 10), strconv.Itoa(stp.Concurrency),
 			strconv.Itoa(s.Worker), strconv.Itoa(s.Seq), s.Key, s.Start.UTC().Format(time.RFC3339Nano), f(s.TTFB()), f(s.Total())}
 		for _, d := range s.Phases {
 			rec = append(rec, f(d))
 		}
 		rec = append(rec, strconv.Itoa(s.Status), s.ErrClass, s.Err, strconv.Itoa(s.Requests), strconv.Itoa(s.Retries), strconv.Itoa(s.Reconnects),
 			strconv.FormatBool(s.Reused), strconv.FormatBool(s.WasIdle), f(s.IdleTime), s.Proto, s.TLSVersion, s.RemoteAddr, strconv.FormatInt(s.Bytes, 10),
-			sr.run.TargetURL, sr.run.Provider, region, labels)
+			sr.Meta.TargetURL, sr.Meta.Provider, region, labels)
 		return cw.Write(rec)
 	})
 	if err != nil {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/analysis"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -64,13 +66,13 @@ func TestRunsJSONMatchesEncodingJSON(t *testing.T) {
 }
 
 // TestLabelsText: the text of stored labels without a map is what
-// formatLabels makes of the decoded map.
+// FormatLabels makes of the decoded map.
 func TestLabelsText(t *testing.T) {
 	for _, labels := range []map[string]string{
 		nil, {}, {"env": "a"}, {"z": "1", "a": "2", "m": "3"}, {"a:b": "c,d"}, {`q"uote`: "v"}, {"html": "<b>"}, {"k": ""},
 	} {
 		r := listed("id", "s3://b", 1, false, labels)
-		if got, want := labelsText(r), formatLabels(labels); got != want {
+		if got, want := labelsText(r), analysis.FormatLabels(labels); got != want {
 			t.Errorf("labels %v (%s): %q, want %q", labels, r.LabelsJSON, got, want)
 		}
 	}

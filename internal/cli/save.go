@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/analysis"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -103,7 +105,7 @@ func save(g *globals, sf *saveFlags, run results.Run, steps []results.Step, kept
 	if sf.report == "" {
 		return nil
 	}
-	sr, err := decodeRun(run, steps)
+	sr, err := analysis.Decode(run, steps)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+
 	"github.com/objbench/objbench/internal/document"
 
 	"bytes"

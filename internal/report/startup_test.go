@@ -11,11 +11,6 @@ import (
 	"time"
 )
 
-
-
-
-
-
 func startupFixture() *document.StartupDocument {
 	var wall, load []time.Duration
 	for i := range 200 {
