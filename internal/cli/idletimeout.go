@@ -67,7 +67,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	defer env.Close()
 	progressOn := !f.quiet && isTerminal(stdout)
 	search := &load.IdleSearch{
-		NewClient: env.factory(nettrace.Pooled, false, env.sopts.Upload, 1),
+		NewClient: env.Factory(nettrace.Pooled, false, env.Options.Upload, 1),
 		Min:       f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds,
 		Progress: func(round int, idles []time.Duration) {
 			if progressOn {
@@ -102,7 +102,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 			UpperS   float64             `json:"upper_s"`
 			WallS    float64             `json:"wall_s"`
 			Probes   []probe             `json:"probes"`
-		}{Schema: document.Schema, Target: env.info(), Lab: env.labInfo, Found: res.Upper > 0,
+		}{Schema: document.Schema, Target: env.Info(), Lab: env.LabInfo, Found: res.Upper > 0,
 			TimeoutS: res.Estimate().Seconds(), LowerS: res.Lower.Seconds(), UpperS: res.Upper.Seconds(), WallS: res.Wall.Seconds()}
 		for _, p := range res.Probes {
 			out.Probes = append(out.Probes, probe{p.Round, p.Idle.Seconds(), p.Reused, p.Skipped, p.Err})
@@ -111,9 +111,9 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 			return werr
 		}
 	} else {
-		where := env.endpoint
+		where := env.Endpoint
 		if where == "" {
-			where = env.target.String()
+			where = env.Target.String()
 		}
 		switch {
 		case res.Upper == 0:

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/target"
+
 	"github.com/objbench/objbench/internal/analysis"
 
 	"github.com/objbench/objbench/internal/document"
@@ -79,7 +81,7 @@ type prober struct {
 	labels  map[string]string
 	targets []*probe.Target
 	lab     map[*probe.Target]bool // lab targets: their pool is made on demand
-	envs    []*targetEnv
+	envs    []*target.Env
 	metrics *telemetry.Metrics
 	tracer  *telemetry.Tracer
 	stderr  io.Writer
@@ -127,18 +129,18 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 			return nil, err
 		}
 		p.envs = append(p.envs, env)
-		c, err := env.factory(strategy, false, env.sopts.Upload, 1)(ctx)
+		c, err := env.Factory(strategy, false, env.Options.Upload, 1)(ctx)
 		if err != nil {
 			return nil, err
 		}
-		info := env.info()
+		info := env.Info()
 		if rr, ok := c.Backend.(interface{ Region() string }); ok && info.Region == "" {
 			info.Region = rr.Region() // resolved by the SDK's configuration chain
 		}
-		t := &probe.Target{Info: info, Lab: env.labInfo, Strategy: string(strategy), PeerName: peerName(env),
-			Client: c, Setup: env.setup.Backend, Prefix: env.prefix}
+		t := &probe.Target{Info: info, Lab: env.LabInfo, Strategy: string(strategy), PeerName: peerName(env),
+			Client: c, Setup: env.Setup.Backend, Prefix: env.Prefix}
 		p.targets = append(p.targets, t)
-		p.lab[t] = env.lab != nil
+		p.lab[t] = env.Lab != nil
 	}
 	return p, nil
 }
@@ -151,21 +153,21 @@ func orLab(raw string) string {
 }
 
 // peerName is the host requests go to: the endpoint's, else the provider's.
-func peerName(e *targetEnv) string {
-	if u, err := url.Parse(e.endpoint); err == nil && u.Hostname() != "" {
+func peerName(e *target.Env) string {
+	if u, err := url.Parse(e.Endpoint); err == nil && u.Hostname() != "" {
 		return u.Hostname()
 	}
-	switch e.target.Scheme {
+	switch e.Target.Scheme {
 	case "s3":
-		region := e.sopts.Region
+		region := e.Options.Region
 		if region == "" {
 			region = "us-east-1"
 		}
-		return e.target.Bucket + ".s3." + region + ".amazonaws.com"
+		return e.Target.Bucket + ".s3." + region + ".amazonaws.com"
 	case "gs":
 		return "storage.googleapis.com"
 	case "az":
-		return e.target.Account + ".blob.core.windows.net"
+		return e.Target.Account + ".blob.core.windows.net"
 	}
 	return ""
 }

@@ -3,6 +3,8 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/target"
+
 	"github.com/objbench/objbench/internal/document"
 
 	"context"
@@ -50,11 +52,12 @@ func exitCode(err error, stderr io.Writer) int {
 		return ExitOK
 	}
 	var ue usageError
+	var te target.UsageError
 	switch {
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "objbench: interrupted")
 		return ExitInterrupted
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &te):
 		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(err.Error()))
 		return ExitUsage
 	}

@@ -200,10 +200,10 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	defer env.Close()
-	newClient := env.factory(strategy, f.expectContinue, env.sopts.Upload, f.maxAttempts)
+	newClient := env.Factory(strategy, f.expectContinue, env.Options.Upload, f.maxAttempts)
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
-	doc.Target, doc.Lab, doc.Options, doc.Labels = env.info(), env.labInfo, f.asMap(strategy), labels
+	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -214,10 +214,10 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update,
 			OnSample: func(s *nettrace.Sample) { keeper.Add(int(stepIdx.Load()), s) }},
-		Setup:  env.setup.Backend,
-		Prefix: env.prefix,
+		Setup:  env.Setup.Backend,
+		Prefix: env.Prefix,
 		Opts:   opts,
-		Keep:   env.keep,
+		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
 			stepIdx.Store(int64(i - 1))
 			progress.step(i, n)

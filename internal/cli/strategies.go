@@ -123,21 +123,21 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	defer env.Close()
 	if len(keys) > 0 {
 		for i, k := range keys {
-			keys[i] = env.target.Prefix + k
+			keys[i] = env.Target.Prefix + k
 		}
 	}
 	sdkUpload := storage.UploadAuto
-	if env.target.Scheme == "gs" {
+	if env.Target.Scheme == "gs" {
 		sdkUpload = storage.UploadResumable
 	}
 	specs := load.Strategies(sdkUpload, f.parallel)
 	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", runID, started)}
-	doc.Target, doc.Lab, doc.Labels = env.info(), env.labInfo, labels
+	doc.Target, doc.Lab, doc.Labels = env.Info(), env.LabInfo, labels
 	doc.Options = map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
 		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}
 	var labRTT time.Duration
-	if env.lab != nil {
-		labRTT = env.lab.Link().RTT
+	if env.Lab != nil {
+		labRTT = env.Lab.Link().RTT
 	}
 	progressOn := !f.quiet && isTerminal(stdout)
 	var all []*load.StrategyResult
@@ -146,9 +146,9 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	for _, size := range sizes {
 		sr := &load.StrategyRun{
 			NewClient: func(spec load.StrategySpec) load.ClientFactory {
-				return env.factory(spec.Conn, f.expectContinue, spec.Upload, 1)
+				return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
 			},
-			Timeout: f.timeout, Setup: env.setup.Backend, Prefix: fmt.Sprintf("%s%s/", env.prefix, units.FormatSize(size)),
+			Timeout: f.timeout, Setup: env.Setup.Backend, Prefix: fmt.Sprintf("%s%s/", env.Prefix, units.FormatSize(size)),
 			Objects: f.objects, Size: size, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
 			Progress: func(op string, spec load.StrategySpec) {
 				if progressOn {
@@ -168,7 +168,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		fmt.Fprintf(stderr, "\r%-60s\r", "")
 	}
 	interrupted := ctx.Err() != nil
-	cleanup := &load.Session{Setup: env.setup.Backend, Prefix: env.prefix, Keep: env.keep}
+	cleanup := &load.Session{Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep}
 	for _, w := range written {
 		for _, k := range w.Keys() {
 			cleanup.Written.Add(k)
