@@ -1,7 +1,6 @@
 package cli
 
 import (
-
 	"io"
 	"os"
 	"path/filepath"

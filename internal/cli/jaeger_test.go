@@ -1,7 +1,6 @@
 package cli
 
 import (
-
 	"context"
 	"crypto/rand"
 	"encoding/hex"

@@ -1,7 +1,6 @@
 package cli
 
 import (
-
 	"bytes"
 	"context"
 	"encoding/csv"

@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/objbench/objbench/internal/analysis"
 
-
 	"fmt"
 	"io"
 	"os"

@@ -3,9 +3,7 @@ package cli
 import (
 	"github.com/objbench/objbench/internal/target"
 
-
 	"context"
-
 
 	"strings"
 	"time"
