@@ -70,3 +70,18 @@ func FormatLabels(m map[string]string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// FromDocument is a run held in memory (one just measured) as Load would
+// read it back, without decoding its stored JSON.
+func FromDocument(meta results.Run, steps []results.Step, d document.Doc) *Run {
+	r := &Run{Meta: meta, Steps: steps}
+	switch d := d.(type) {
+	case *document.Document:
+		r.Doc = d
+	case *document.StrategiesDocument:
+		r.Strategies = d
+	case *document.StartupDocument:
+		r.Startup = d
+	}
+	return r
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -93,11 +94,11 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 		if err != nil && len(docs) == 0 {
 			return nil, err
 		}
-		out := marshal(func(w io.Writer) error { return writeProbeJSON(w, docs) })
-		if out == nil {
-			return nil, fmt.Errorf("encode the round's document")
+		var out bytes.Buffer
+		if err := writeProbeJSON(&out, docs); err != nil {
+			return nil, fmt.Errorf("encode the round's document: %w", err)
 		}
-		return out, nil
+		return json.RawMessage(bytes.TrimSpace(out.Bytes())), nil
 	}
 	return h, func() { p.Close(context.Background()) }, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"github.com/objbench/objbench/internal/target"
 
 	"github.com/objbench/objbench/internal/analysis"
@@ -216,8 +217,10 @@ func (p *prober) round(ctx context.Context, targets []*probe.Target, o probe.Opt
 			p.metrics.Round(t.Info.URL, r.Failed)
 		}
 		doc := p.document(r, to, started, ctx.Err() != nil)
-		p.save(r, doc)
 		docs, rounds = append(docs, doc), append(rounds, r)
+		if err := p.save(r, doc); err != nil {
+			return docs, rounds, err
+		}
 		if err != nil {
 			return docs, rounds, err
 		}
@@ -232,32 +235,35 @@ func (p *prober) document(r *probe.Round, o probe.Options, started time.Time, in
 		first, last = r.Samples[0].Seq, r.Samples[n-1].Seq
 	}
 	env := document.NewEnvelope("probe", document.NewRunID(), started)
-	env.Target, env.Lab, env.DurationS, env.Labels = r.Target.Info, r.Target.Lab, r.Wall.Seconds(), p.labels
+	env.Target, env.Lab, env.DurationS, env.Labels, env.Interrupted = r.Target.Info, r.Target.Lab, r.Wall.Seconds(), p.labels, interrupted
 	env.Options = map[string]string{"count": strconv.Itoa(o.Count), "pool": strconv.Itoa(o.Pool), "size": units.FormatSize(o.Size),
 		"conn": r.Target.Strategy, "prefix": r.Target.Prefix}
 	return &document.Document{Envelope: env,
-		Interrupted: interrupted,
-		Probe:       &document.ProbeInfo{Round: r.Number, SeqFirst: first, SeqLast: last, Failed: r.Failed},
-		Results:     []document.Result{r.Result},
+		Probe:   &document.ProbeInfo{Round: r.Number, SeqFirst: first, SeqLast: last, Failed: r.Failed},
+		Results: []document.Result{r.Result},
 	}
 }
 
 // save stores a round as a run of command "probe" with every request.
-func (p *prober) save(r *probe.Round, doc *document.Document) {
+func (p *prober) save(r *probe.Round, doc *document.Document) error {
 	if p.sf.noSave {
-		return
+		return nil
 	}
-	summary, _ := json.Marshal(r.Result)
-	step := results.Step{Index: 0, Workload: "probe", Op: "get", SizeBytes: r.Result.SizeBytes, Concurrency: 1,
-		Strategy: r.Target.Strategy, Summary: summary, Histograms: r.Histograms}
+	run, err := results.NewRun(doc)
+	if err != nil {
+		return err
+	}
+	run.StartedAt = r.Start
+	steps, err := results.Steps(doc, []map[string][]byte{r.Histograms})
+	if err != nil {
+		return err
+	}
 	kept := make([]stats.Kept, min(len(r.Samples), p.sf.keep))
 	for i := range kept {
 		kept[i] = stats.Kept{Step: 0, Sample: r.Samples[i]}
 	}
-	store(p.g, results.Run{ID: doc.RunID, Command: "probe", StartedAt: r.Start, DurationS: doc.DurationS,
-		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
-		Labels: p.labels, Interrupted: doc.Interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })},
-		[]results.Step{step}, kept, p.stderr)
+	store(p.g, run, steps, kept, p.stderr)
+	return nil
 }
 
 // Close flushes the traces and closes every client and lab.
@@ -284,7 +290,11 @@ func writeProbeJSON(w io.Writer, docs []*document.Document) error {
 	}
 	var parts []json.RawMessage
 	for _, d := range docs {
-		parts = append(parts, marshal(func(w io.Writer) error { return report.WriteJSON(w, d) }))
+		b, err := document.Encode(d)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, json.RawMessage(bytes.TrimSpace(b)))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -4,7 +4,6 @@ import (
 	"github.com/objbench/objbench/internal/document"
 
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +18,6 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -208,7 +206,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		keeper = stats.NewReservoir(0)
 	}
 	var stepIdx atomic.Int64
-	var steps []results.Step
+	var hists []map[string][]byte
 	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update,
@@ -225,9 +223,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
 			doc.Results = append(doc.Results, r)
-			summary, _ := json.Marshal(r)
-			steps = append(steps, results.Step{Index: len(steps), Workload: r.Workload, Op: r.Op, SizeBytes: r.SizeBytes,
-				Concurrency: r.Concurrency, Strategy: r.Strategy, Summary: summary, Histograms: res.Histograms})
+			hists = append(hists, res.Histograms)
 		},
 	}
 	_, runErr := sess.Run(ctx)
@@ -253,10 +249,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	kept, _ := keeper.Kept()
-	if err := save(g, &f.saveFlags, results.Run{ID: runID, Command: "run", StartedAt: started, DurationS: doc.DurationS,
-		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
-		Labels: labels, Interrupted: interrupted, Document: marshal(func(w io.Writer) error { return report.WriteJSON(w, doc) })},
-		steps, kept, stderr); err != nil {
+	if err := save(g, &f.saveFlags, doc, hists, kept, stderr); err != nil {
 		return err
 	}
 

@@ -1,14 +1,13 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/document"
+
 	"github.com/objbench/objbench/internal/analysis"
 
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -95,21 +94,26 @@ func (sf *saveFlags) check() (map[string]string, error) {
 	return parseLabels(sf.labels)
 }
 
-// save stores a finished (or interrupted) run, then writes --report. A
-// failure to store is a warning (the results were already printed); a
-// failure to write the report asked for is the error returned.
-func save(g *globals, sf *saveFlags, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) error {
+// save encodes a finished (or interrupted) document once, stores it with
+// its steps and kept samples, then writes --report from memory. A failure
+// to store is a warning (the results were already printed); a failure to
+// encode, or to write the report asked for, is the error returned.
+func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]byte, kept []stats.Kept, stderr io.Writer) error {
+	run, err := results.NewRun(d)
+	if err != nil {
+		return err
+	}
+	steps, err := results.Steps(d, histograms)
+	if err != nil {
+		return err
+	}
 	if !sf.noSave {
 		store(g, run, steps, kept, stderr)
 	}
 	if sf.report == "" {
 		return nil
 	}
-	sr, err := analysis.Decode(run, steps)
-	if err != nil {
-		return err
-	}
-	return reportAfterRun(sf.report, sr, stderr)
+	return reportAfterRun(sf.report, analysis.FromDocument(run, steps, d), stderr)
 }
 
 // store saves a run in the results database; a failure is a warning.
@@ -126,18 +130,4 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 	if err != nil {
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
 	}
-}
-
-// marshal renders a document as saved: the same JSON --json prints.
-func marshal(write func(io.Writer) error) json.RawMessage {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return nil
-	}
-	return json.RawMessage(bytes.TrimSpace(buf.Bytes()))
-}
-
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
 }

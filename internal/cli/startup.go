@@ -4,7 +4,6 @@ import (
 	"github.com/objbench/objbench/internal/document"
 
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/startup"
 )
 
@@ -114,11 +112,12 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	}
 	interrupted := ctx.Err() != nil
 	env := document.NewEnvelope("startup", runID, started)
-	env.DurationS, env.Labels = time.Since(started).Seconds(), labels
+	env.DurationS, env.Labels, env.Interrupted = time.Since(started).Seconds(), labels, interrupted
+	env.Target = document.TargetInfo{URL: "startup:" + res.Runtime, Provider: res.Runtime}
 	env.Options = map[string]string{"modules": fmt.Sprint(f.modules), "props": fmt.Sprint(f.props), "runs": fmt.Sprint(f.runs),
 		"scenario": f.scenarios, "cpu_time": f.cpuTime.String(), "timeout": f.timeout.String(), "seed": fmt.Sprint(f.seed)}
 	doc := &document.StartupDocument{Envelope: env, Runtime: res.Runtime, RuntimeVersion: res.RuntimeVersion,
-		EnvLabel: f.envLabel, Interrupted: interrupted}
+		EnvLabel: f.envLabel}
 	for _, s := range res.Scenarios {
 		doc.Scenarios = append(doc.Scenarios, document.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
 	}
@@ -130,14 +129,7 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	}); err != nil {
 		return err
 	}
-	var steps []results.Step
-	for i, s := range doc.Scenarios {
-		summary, _ := json.Marshal(s)
-		steps = append(steps, results.Step{Index: i, Workload: "startup", Op: s.Scenario, Strategy: res.Runtime, Summary: summary})
-	}
-	if err := save(g, &f.saveFlags, results.Run{ID: runID, Command: "startup", StartedAt: started, DurationS: doc.DurationS,
-		TargetURL: "startup:" + res.Runtime, Provider: res.Runtime, Host: hostname(), Labels: labels, Interrupted: interrupted,
-		Document: marshal(func(w io.Writer) error { return report.WriteStartupJSON(w, doc) })}, steps, nil, stderr); err != nil {
+	if err := save(g, &f.saveFlags, doc, nil, nil, stderr); err != nil {
 		return err
 	}
 	if interrupted {

@@ -7,7 +7,6 @@ import (
 
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -191,16 +189,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	}); err != nil {
 		return err
 	}
-	var steps []results.Step
-	for i, r := range doc.Strategies {
-		summary, _ := json.Marshal(r)
-		steps = append(steps, results.Step{Index: i, Workload: "strategies", Op: r.Op, SizeBytes: r.SizeBytes,
-			Concurrency: r.Concurrency, Strategy: r.Strategy, Summary: summary})
-	}
-	if err := save(g, &f.saveFlags, results.Run{ID: runID, Command: "strategies", StartedAt: started, DurationS: doc.DurationS,
-		TargetURL: doc.Target.URL, Provider: doc.Target.Provider, Endpoint: doc.Target.Endpoint, Host: hostname(),
-		Labels: labels, Interrupted: interrupted, Document: marshal(func(w io.Writer) error { return report.WriteStrategiesJSON(w, doc) })},
-		steps, nil, stderr); err != nil {
+	if err := save(g, &f.saveFlags, doc, nil, nil, stderr); err != nil {
 		return err
 	}
 	if interrupted {

@@ -4,6 +4,8 @@
 // them and results stores them. It imports no renderer.
 package document
 
+import "time"
+
 // Schema is the JSON contract's version tag.
 const Schema = "objbench/v1"
 
@@ -22,13 +24,29 @@ type Envelope struct {
 	Options   map[string]string `json:"options,omitempty"`
 	// Labels are the user's --label k=v values.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Interrupted is true when the run was stopped before its end.
+	Interrupted bool `json:"interrupted,omitempty"`
+
+	// started is StartedAt to the nanosecond, for ordering saved runs.
+	started time.Time
 }
+
+// Started is when the run started: to the nanosecond when NewEnvelope made
+// the envelope, else from StartedAt.
+func (e *Envelope) Started() time.Time {
+	if !e.started.IsZero() {
+		return e.started
+	}
+	t, _ := time.Parse(time.RFC3339, e.StartedAt)
+	return t
+}
+
+// Head is the envelope of a document.
+func (e *Envelope) Head() *Envelope { return e }
 
 // Document is the objbench/v1 result document of run and probe.
 type Document struct {
 	Envelope
-	// Interrupted is true when the run was stopped before its end.
-	Interrupted bool `json:"interrupted,omitempty"`
 	// Probe describes a round of `objbench probe` or `serve` (nil otherwise).
 	Probe   *ProbeInfo `json:"probe,omitempty"`
 	Results []Result   `json:"results"`

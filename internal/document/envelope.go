@@ -14,7 +14,7 @@ import (
 // and, at the end, the duration.
 func NewEnvelope(command, runID string, started time.Time) Envelope {
 	return Envelope{Schema: Schema, RunID: runID, Command: command,
-		StartedAt: started.UTC().Format(time.RFC3339), Client: ThisClient()}
+		StartedAt: started.UTC().Format(time.RFC3339), Client: ThisClient(), started: started}
 }
 
 // NewRunID is sortable by time and unique: 20261122T213000-1a2b3c.

@@ -16,7 +16,6 @@ type StartupDocument struct {
 	RuntimeVersion string            `json:"runtime_version"`
 	EnvLabel       string            `json:"env_label,omitempty"`
 	Scenarios      []StartupScenario `json:"scenarios"`
-	Interrupted    bool              `json:"interrupted,omitempty"`
 }
 
 // StartupScenario is one scenario's runs. The trimmed statistics leave out

@@ -8,7 +8,6 @@ type StrategiesDocument struct {
 	Summary []string `json:"summary"`
 	// FirstVsLater is seed 000's table: GETs on a reused connection.
 	FirstVsLater *FirstVsLater `json:"first_vs_later,omitempty"`
-	Interrupted  bool          `json:"interrupted,omitempty"`
 }
 
 // StrategyRow is one strategy for one op.

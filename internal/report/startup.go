@@ -3,7 +3,6 @@ package report
 import (
 	"github.com/objbench/objbench/internal/document"
 
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -15,38 +14,7 @@ import (
 
 // WriteStartupJSON writes d as the indented objbench/v1 startup document,
 // every float finite; d is not modified.
-func WriteStartupJSON(w io.Writer, d *document.StartupDocument) error {
-	c := *d
-	c.DurationS = document.Finite(c.DurationS)
-	c.Options, c.Labels = maps.Clone(d.Options), maps.Clone(d.Labels)
-	c.Scenarios = make([]document.StartupScenario, len(d.Scenarios))
-	for i, s := range d.Scenarios {
-		s.WallMs, s.WallMsTrimmed = cleanStartupStats(s.WallMs), cleanStartupStats(s.WallMsTrimmed)
-		s.LoadMs, s.LoadMsTrimmed = cleanStartupStats(s.LoadMs), cleanStartupStats(s.LoadMsTrimmed)
-		h := make([]document.HistBin, len(s.Histogram))
-		for j, b := range s.Histogram {
-			h[j] = document.HistBin{FromMs: document.Finite(b.FromMs), ToMs: document.Finite(b.ToMs), Count: b.Count}
-		}
-		s.Histogram = h
-		ws := make([]float64, len(s.WallSamplesMs))
-		for j, v := range s.WallSamplesMs {
-			ws[j] = document.Finite(v)
-		}
-		s.WallSamplesMs = ws
-		c.Scenarios[i] = s
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&c); err != nil {
-		return fmt.Errorf("write startup JSON: %w", err)
-	}
-	return nil
-}
-
-func cleanStartupStats(s document.StartupStats) document.StartupStats {
-	return document.StartupStats{Median: document.Finite(s.Median), Mean: document.Finite(s.Mean), Stddev: document.Finite(s.Stddev),
-		P90: document.Finite(s.P90), P99: document.Finite(s.P99), Min: document.Finite(s.Min), Max: document.Finite(s.Max)}
-}
+func WriteStartupJSON(w io.Writer, d *document.StartupDocument) error { return writeDoc(w, d) }
 
 // startupOptionOrder is the order of the known options in the header.
 var startupOptionOrder = []string{"modules", "props", "runs", "scenario", "cpu_time", "timeout", "seed"}

@@ -3,7 +3,6 @@ package report
 import (
 	"github.com/objbench/objbench/internal/document"
 
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,26 +10,7 @@ import (
 )
 
 // WriteStrategiesJSON writes d, every float finite.
-func WriteStrategiesJSON(w io.Writer, d *document.StrategiesDocument) error {
-	c := *d
-	c.Strategies = make([]document.StrategyRow, len(d.Strategies))
-	for i, r := range d.Strategies {
-		r.WallS, r.ObjectsPerS, r.P50ms, r.P99ms = document.Finite(r.WallS), document.Finite(r.ObjectsPerS), document.Finite(r.P50ms), document.Finite(r.P99ms)
-		r.RequestsPerObject, r.RTTms, r.Speedup = document.Finite(r.RequestsPerObject), document.Finite(r.RTTms), document.Finite(r.Speedup)
-		rtts := make(map[string]float64, len(r.RTTs))
-		for k, v := range r.RTTs {
-			rtts[k] = document.Finite(v)
-		}
-		r.RTTs = rtts
-		c.Strategies[i] = r
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&c); err != nil {
-		return fmt.Errorf("write strategies JSON: %w", err)
-	}
-	return nil
-}
+func WriteStrategiesJSON(w io.Writer, d *document.StrategiesDocument) error { return writeDoc(w, d) }
 
 var rttPhases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
 

@@ -1,0 +1,126 @@
+package document
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+)
+
+// Doc is any objbench/v1 document: an Envelope, then a body.
+type Doc interface {
+	Head() *Envelope
+	// finite is a copy with every float finite (NaN and infinities, which
+	// JSON cannot carry, as 0), sharing nothing mutable with the original.
+	finite() Doc
+}
+
+// Clean is a copy of d with every float finite, for encoders that JSON's
+// NaN would stop.
+func Clean(d Doc) Doc { return d.finite() }
+
+// Encode is d as --json prints it and the results database keeps it:
+// indented, fields in struct order, map keys sorted, every float finite,
+// ending in a newline. d is not modified. This is the one place NaN is cleaned.
+func Encode(d Doc) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d.finite()); err != nil {
+		return nil, fmt.Errorf("encode %s document: %w", d.Head().Command, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// finite returns a copy of d whose floats are all finite, sharing nothing
+// mutable with d.
+func (d *Document) finite() Doc {
+	c := *d
+	c.DurationS = Finite(c.DurationS)
+	if d.Lab != nil {
+		l := *d.Lab
+		l.RTTms, l.JitterMs = Finite(l.RTTms), Finite(l.JitterMs)
+		c.Lab = &l
+	}
+	c.Options = maps.Clone(d.Options)
+	c.Results = make([]Result, len(d.Results)) // [] rather than null when empty
+	for i, r := range d.Results {
+		r.ErrorsByClass = maps.Clone(r.ErrorsByClass)
+		r.RequestsPerOp, r.WallS = Finite(r.RequestsPerOp), Finite(r.WallS)
+		r.TTFBms, r.TotalMs = cleanDist(r.TTFBms), cleanDist(r.TotalMs)
+		r.MBps = Throughput{P50: Finite(r.MBps.P50), P90: Finite(r.MBps.P90), P99: Finite(r.MBps.P99)}
+		r.AggregateMBps = Finite(r.AggregateMBps)
+		r.PhasesMs = cleanPhases(r.PhasesMs)
+		r.ReusedFraction = Finite(r.ReusedFraction)
+		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
+		c.Results[i] = r
+	}
+	return &c
+}
+
+func cleanDist(d Dist) Dist {
+	return Dist{Min: Finite(d.Min), P50: Finite(d.P50), P90: Finite(d.P90), P99: Finite(d.P99),
+		P999: Finite(d.P999), Max: Finite(d.Max), Mean: Finite(d.Mean), Stddev: Finite(d.Stddev)}
+}
+
+func cleanPhases(m map[string]PhaseDist) map[string]PhaseDist {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]PhaseDist, len(m))
+	for k, p := range m {
+		out[k] = PhaseDist{P50: Finite(p.P50), P90: Finite(p.P90), P99: Finite(p.P99), P999: Finite(p.P999), Mean: Finite(p.Mean)}
+	}
+	return out
+}
+
+func cleanGroup(g Group) Group {
+	g.TTFBms, g.TotalMs = cleanDist(g.TTFBms), cleanDist(g.TotalMs)
+	g.PhasesMs = cleanPhases(g.PhasesMs)
+	g.ReusedFraction = Finite(g.ReusedFraction)
+	return g
+}
+
+func (d *StartupDocument) finite() Doc {
+	c := *d
+	c.DurationS = Finite(c.DurationS)
+	c.Options, c.Labels = maps.Clone(d.Options), maps.Clone(d.Labels)
+	c.Scenarios = make([]StartupScenario, len(d.Scenarios))
+	for i, s := range d.Scenarios {
+		s.WallMs, s.WallMsTrimmed = cleanStartupStats(s.WallMs), cleanStartupStats(s.WallMsTrimmed)
+		s.LoadMs, s.LoadMsTrimmed = cleanStartupStats(s.LoadMs), cleanStartupStats(s.LoadMsTrimmed)
+		h := make([]HistBin, len(s.Histogram))
+		for j, b := range s.Histogram {
+			h[j] = HistBin{FromMs: Finite(b.FromMs), ToMs: Finite(b.ToMs), Count: b.Count}
+		}
+		s.Histogram = h
+		ws := make([]float64, len(s.WallSamplesMs))
+		for j, v := range s.WallSamplesMs {
+			ws[j] = Finite(v)
+		}
+		s.WallSamplesMs = ws
+		c.Scenarios[i] = s
+	}
+	return &c
+}
+
+func cleanStartupStats(s StartupStats) StartupStats {
+	return StartupStats{Median: Finite(s.Median), Mean: Finite(s.Mean), Stddev: Finite(s.Stddev),
+		P90: Finite(s.P90), P99: Finite(s.P99), Min: Finite(s.Min), Max: Finite(s.Max)}
+}
+
+func (d *StrategiesDocument) finite() Doc {
+	c := *d
+	c.Strategies = make([]StrategyRow, len(d.Strategies))
+	for i, r := range d.Strategies {
+		r.WallS, r.ObjectsPerS, r.P50ms, r.P99ms = Finite(r.WallS), Finite(r.ObjectsPerS), Finite(r.P50ms), Finite(r.P99ms)
+		r.RequestsPerObject, r.RTTms, r.Speedup = Finite(r.RequestsPerObject), Finite(r.RTTms), Finite(r.Speedup)
+		rtts := make(map[string]float64, len(r.RTTs))
+		for k, v := range r.RTTs {
+			rtts[k] = Finite(v)
+		}
+		r.RTTs = rtts
+		c.Strategies[i] = r
+	}
+	return &c
+}
