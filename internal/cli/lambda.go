@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/probe"
+
+	"github.com/objbench/objbench/internal/document"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -67,38 +71,38 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 	if g.db == "" && !f.noSave && os.Getenv("XDG_DATA_HOME") == "" {
 		g.db = filepath.Join(os.TempDir(), "objbench", "results.db") // only /tmp is writable on Lambda
 	}
-	p, err := openProber(ctx, g, f.targets, &f.probeFlags, fs, stderr)
+	p, err := openProber(ctx, g, f.targets, &f.probeFlags, fs, false, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
 	h := func(ctx context.Context, event json.RawMessage) (json.RawMessage, error) {
-		var req probeRequest
+		var req probe.Request
 		if len(event) > 0 && string(event) != "null" {
 			// Lenient: a scheduler's event carries fields of its own.
 			if err := json.Unmarshal(event, &req); err != nil {
-				req = probeRequest{}
+				req = probe.Request{}
 			}
 		}
-		ro, err := req.apply(o)
+		ro, err := req.Apply(o)
 		if err != nil {
 			return nil, err
 		}
-		targets, err := p.find(req.Target)
+		targets, err := p.Find(req.Target)
 		if err != nil {
 			return nil, err
 		}
-		docs, _, err := p.round(ctx, targets, ro)
+		docs, _, err := p.Round(ctx, targets, ro)
 		if p.tracer != nil {
 			_ = p.tracer.Flush(ctx) // the instance may be frozen once we answer
 		}
 		if err != nil && len(docs) == 0 {
 			return nil, err
 		}
-		var out bytes.Buffer
-		if err := writeProbeJSON(&out, docs); err != nil {
+		out, err := document.EncodeRounds(docs)
+		if err != nil {
 			return nil, fmt.Errorf("encode the round's document: %w", err)
 		}
-		return json.RawMessage(bytes.TrimSpace(out.Bytes())), nil
+		return json.RawMessage(bytes.TrimSpace(out)), nil
 	}
 	return h, func() { p.Close(context.Background()) }, nil
 }

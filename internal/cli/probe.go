@@ -1,20 +1,14 @@
 package cli
 
 import (
-	"bytes"
-	"github.com/objbench/objbench/internal/target"
 
 	"github.com/objbench/objbench/internal/analysis"
 
 	"github.com/objbench/objbench/internal/document"
 
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,23 +68,18 @@ func (pf *probeFlags) options() (probe.Options, error) {
 	return o, nil
 }
 
-// prober holds the targets a process probes, each with the client every
-// round uses, and where rounds go: the database, metrics, traces.
+// prober is a probe.Prober with the telemetry the command line asked for.
 type prober struct {
-	g       *globals
-	sf      saveFlags
-	labels  map[string]string
-	targets []*probe.Target
-	lab     map[*probe.Target]bool // lab targets: their pool is made on demand
-	envs    []*target.Env
+	*probe.Prober
 	metrics *telemetry.Metrics
 	tracer  *telemetry.Tracer
 	stderr  io.Writer
 }
 
 // openProber opens every target (the lab when none is given) with a
-// client that stays open, and the OTLP exporter when asked for.
-func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, fs *pflag.FlagSet, stderr io.Writer) (_ *prober, err error) {
+// client that stays open, and the OTLP exporter when asked for; metrics
+// (serve) are observed when withMetrics.
+func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, fs *pflag.FlagSet, withMetrics bool, stderr io.Writer) (_ *prober, err error) {
 	labels, err := pf.saveFlags.check()
 	if err != nil {
 		return nil, err
@@ -102,7 +91,10 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 	if len(raws) == 0 {
 		raws = []string{""}
 	}
-	p := &prober{g: g, sf: pf.saveFlags, labels: labels, lab: map[*probe.Target]bool{}, stderr: stderr}
+	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
+	if !pf.noSave {
+		p.Store = func(run results.Run, steps []results.Step, kept []stats.Kept) { store(g, run, steps, kept, stderr) }
+	}
 	defer func() {
 		if err != nil {
 			p.Close(context.Background())
@@ -113,6 +105,12 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 			return nil, usageError{err}
 		}
 		p.tracer.Labels = labels
+		p.Hooks.OnRound = p.tracer.Round
+	}
+	if withMetrics {
+		p.metrics = telemetry.NewMetrics()
+		p.Hooks.OnSample = func(t *probe.Target, s *nettrace.Sample) { p.metrics.Observe(t.Info.URL, t.Strategy, s) }
+		p.Finished = func(r *probe.Round) { p.metrics.Round(r.Target.Info.URL, r.Failed) }
 	}
 	tf := pf.targetFlags
 	tf.persistent = true
@@ -129,19 +127,9 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 			}
 			return nil, err
 		}
-		p.envs = append(p.envs, env)
-		c, err := env.Factory(strategy, false, env.Options.Upload, 1)(ctx)
-		if err != nil {
+		if err := p.Add(ctx, env, strategy); err != nil {
 			return nil, err
 		}
-		info := env.Info()
-		if rr, ok := c.Backend.(interface{ Region() string }); ok && info.Region == "" {
-			info.Region = rr.Region() // resolved by the SDK's configuration chain
-		}
-		t := &probe.Target{Info: info, Lab: env.LabInfo, Strategy: string(strategy), PeerName: peerName(env),
-			Client: c, Setup: env.Setup.Backend, Prefix: env.Prefix}
-		p.targets = append(p.targets, t)
-		p.lab[t] = env.Lab != nil
 	}
 	return p, nil
 }
@@ -153,119 +141,6 @@ func orLab(raw string) string {
 	return raw
 }
 
-// peerName is the host requests go to: the endpoint's, else the provider's.
-func peerName(e *target.Env) string {
-	if u, err := url.Parse(e.Endpoint); err == nil && u.Hostname() != "" {
-		return u.Hostname()
-	}
-	switch e.Target.Scheme {
-	case "s3":
-		region := e.Options.Region
-		if region == "" {
-			region = "us-east-1"
-		}
-		return e.Target.Bucket + ".s3." + region + ".amazonaws.com"
-	case "gs":
-		return "storage.googleapis.com"
-	case "az":
-		return e.Target.Account + ".blob.core.windows.net"
-	}
-	return ""
-}
-
-// find returns the targets a request names: all when name is empty.
-func (p *prober) find(name string) ([]*probe.Target, error) {
-	if name == "" {
-		return p.targets, nil
-	}
-	var known []string
-	for _, t := range p.targets {
-		if t.Info.URL == name || strings.TrimSuffix(t.Info.URL, "/") == strings.TrimSuffix(name, "/") {
-			return []*probe.Target{t}, nil
-		}
-		known = append(known, t.Info.URL)
-	}
-	return nil, fmt.Errorf("target %q is not one this process probes (%s)", name, strings.Join(known, ", "))
-}
-
-// round runs one round on each target in turn, records and saves them.
-// It returns the rounds made, with the first error that stopped one.
-func (p *prober) round(ctx context.Context, targets []*probe.Target, o probe.Options) ([]*document.Document, []*probe.Round, error) {
-	var docs []*document.Document
-	var rounds []*probe.Round
-	for _, t := range targets {
-		to := o
-		if p.lab[t] {
-			to.Prepare = true // the lab starts empty with every process
-		}
-		hooks := probe.Hooks{}
-		if p.metrics != nil {
-			hooks.OnSample = func(t *probe.Target, s *nettrace.Sample) { p.metrics.Observe(t.Info.URL, t.Strategy, s) }
-		}
-		if p.tracer != nil {
-			hooks.OnRound = p.tracer.Round
-		}
-		started := time.Now()
-		r, err := probe.Run(ctx, t, to, hooks)
-		if r == nil {
-			if len(targets) > 1 {
-				err = fmt.Errorf("%s: %w", t.Info.URL, err)
-			}
-			return docs, rounds, err
-		}
-		if p.metrics != nil {
-			p.metrics.Round(t.Info.URL, r.Failed)
-		}
-		doc := p.document(r, to, started, ctx.Err() != nil)
-		docs, rounds = append(docs, doc), append(rounds, r)
-		if err := p.save(r, doc); err != nil {
-			return docs, rounds, err
-		}
-		if err != nil {
-			return docs, rounds, err
-		}
-	}
-	return docs, rounds, nil
-}
-
-// document is the objbench/v1 document of one round.
-func (p *prober) document(r *probe.Round, o probe.Options, started time.Time, interrupted bool) *document.Document {
-	first, last := 0, -1
-	if n := len(r.Samples); n > 0 {
-		first, last = r.Samples[0].Seq, r.Samples[n-1].Seq
-	}
-	env := document.NewEnvelope("probe", document.NewRunID(), started)
-	env.Target, env.Lab, env.DurationS, env.Labels, env.Interrupted = r.Target.Info, r.Target.Lab, r.Wall.Seconds(), p.labels, interrupted
-	env.Options = map[string]string{"count": strconv.Itoa(o.Count), "pool": strconv.Itoa(o.Pool), "size": units.FormatSize(o.Size),
-		"conn": r.Target.Strategy, "prefix": r.Target.Prefix}
-	return &document.Document{Envelope: env,
-		Probe:   &document.ProbeInfo{Round: r.Number, SeqFirst: first, SeqLast: last, Failed: r.Failed},
-		Results: []document.Result{r.Result},
-	}
-}
-
-// save stores a round as a run of command "probe" with every request.
-func (p *prober) save(r *probe.Round, doc *document.Document) error {
-	if p.sf.noSave {
-		return nil
-	}
-	run, err := results.NewRun(doc)
-	if err != nil {
-		return err
-	}
-	run.StartedAt = r.Start
-	steps, err := results.Steps(doc, []map[string][]byte{r.Histograms})
-	if err != nil {
-		return err
-	}
-	kept := make([]stats.Kept, min(len(r.Samples), p.sf.keep))
-	for i := range kept {
-		kept[i] = stats.Kept{Step: 0, Sample: r.Samples[i]}
-	}
-	store(p.g, run, steps, kept, p.stderr)
-	return nil
-}
-
 // Close flushes the traces and closes every client and lab.
 func (p *prober) Close(ctx context.Context) {
 	if p.tracer != nil {
@@ -275,30 +150,16 @@ func (p *prober) Close(ctx context.Context) {
 		}
 		cancel()
 	}
-	for _, t := range p.targets {
-		t.Client.Close()
-	}
-	for _, e := range p.envs {
-		e.Close()
-	}
+	p.Prober.Close()
 }
 
 // writeProbeJSON prints one document, or {"schema", "probes": [...]} for several.
 func writeProbeJSON(w io.Writer, docs []*document.Document) error {
-	if len(docs) == 1 {
-		return report.WriteJSON(w, docs[0])
+	b, err := document.EncodeRounds(docs)
+	if err == nil {
+		_, err = w.Write(b)
 	}
-	var parts []json.RawMessage
-	for _, d := range docs {
-		b, err := document.Encode(d)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, json.RawMessage(bytes.TrimSpace(b)))
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"schema": document.Schema, "probes": parts})
+	return err
 }
 
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -334,11 +195,11 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 			if err != nil {
 				return err
 			}
-			p, err := openProber(ctx, g, args, &pf, cmd.Flags(), stderr)
+			p, err := openProber(ctx, g, args, &pf, cmd.Flags(), false, stderr)
 			if err != nil {
 				return err
 			}
-			docs, rounds, runErr := p.round(ctx, p.targets, o)
+			docs, rounds, runErr := p.Round(ctx, p.Targets, o)
 			p.Close(context.Background())
 			if jsonOut {
 				if len(docs) > 0 {

@@ -1,29 +1,19 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
-	"bytes"
 	"context"
-	"crypto/subtle"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/telemetry"
-	"github.com/objbench/objbench/internal/units"
 )
 
 // serveFlags are the flags of `objbench serve`.
@@ -135,22 +125,21 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if !isLoopback(addr) && token == "" && !f.noAuth {
 		return usagef("listening on %s (beyond loopback) needs a bearer token: --token or OBJBENCH_TOKEN, or --allow-unauthenticated when the platform authenticates callers", addr)
 	}
-	p, err := openProber(ctx, g, f.targets, &f.probeFlags, cmd.Flags(), stderr)
+	p, err := openProber(ctx, g, f.targets, &f.probeFlags, cmd.Flags(), true, stderr)
 	if err != nil {
 		return err
 	}
 	defer p.Close(context.Background())
-	p.metrics = telemetry.NewMetrics()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s := &server{p: p, defaults: o, token: token, started: time.Now(), stderr: stderr}
-	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second,
+	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.metrics.Handler(), Log: stderr}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		// Rounds in flight finish on SIGTERM: Shutdown waits for them.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	var targets []string
-	for _, t := range p.targets {
+	for _, t := range p.Targets {
 		targets = append(targets, t.Info.URL)
 	}
 	fmt.Fprintf(stdout, "objbench serve: listening on http://%s (POST /probe, GET /metrics, GET /healthz); targets %s\n", ln.Addr(), strings.Join(targets, ", "))
@@ -160,7 +149,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 
 	var wg sync.WaitGroup
 	if f.every > 0 {
-		wg.Go(func() { s.schedule(ctx, f.every) })
+		wg.Go(func() { s.Schedule(ctx, f.every) })
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -179,174 +168,4 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
-}
-
-// server is the HTTP face of a prober.
-type server struct {
-	p        *prober
-	defaults probe.Options
-	token    string
-	started  time.Time
-	stderr   io.Writer
-	rounds   atomic.Int64
-	inFlight atomic.Int64
-}
-
-func (s *server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /probe", s.handleProbe)
-	mux.Handle("GET /metrics", s.p.metrics.Handler())
-	mux.HandleFunc("GET /healthz", s.handleHealth)
-	return mux
-}
-
-// probeRequest is POST /probe's body: seed 000's scheduler options.
-type probeRequest struct {
-	Count   int             `json:"count"`
-	Pool    int             `json:"pool"`
-	Size    json.RawMessage `json:"size"` // 1024 or "1KiB"
-	Prepare bool            `json:"prepare"`
-	Target  string          `json:"target"`
-}
-
-// parse merges the request into the defaults.
-func (s *server) parse(r *http.Request) (probe.Options, string, error) {
-	o := s.defaults
-	var req probeRequest
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-	if err != nil {
-		return o, "", fmt.Errorf("read body: %w", err)
-	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			return o, "", fmt.Errorf("body: %w (fields: count, pool, size, prepare, target)", err)
-		}
-	}
-	o, err = req.apply(o)
-	return o, req.Target, err
-}
-
-// apply merges the request's options into o and checks them.
-func (req probeRequest) apply(o probe.Options) (probe.Options, error) {
-	if req.Count != 0 {
-		o.Count = req.Count
-	}
-	if req.Pool != 0 {
-		o.Pool = req.Pool
-	}
-	if len(req.Size) > 0 {
-		var n int64
-		var str string
-		switch {
-		case json.Unmarshal(req.Size, &n) == nil:
-		case json.Unmarshal(req.Size, &str) == nil:
-			var err error
-			if n, err = units.ParseSize(str); err != nil {
-				return o, fmt.Errorf("size %q: use bytes or a size such as 1KiB", str)
-			}
-		default:
-			return o, fmt.Errorf("size: use bytes or a size such as \"1KiB\"")
-		}
-		o.Size = n
-	}
-	o.Prepare = o.Prepare || req.Prepare
-	if o.Count <= 0 || o.Pool <= 0 || o.Size <= 0 {
-		return o, fmt.Errorf("count, pool and size must be positive")
-	}
-	if _, err := o.WithDefaults(); err != nil {
-		return o, err
-	}
-	return o, nil
-}
-
-func (s *server) authorized(r *http.Request) bool {
-	if s.token == "" {
-		return true
-	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
-}
-
-func (s *server) handleProbe(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="objbench"`)
-		httpError(w, http.StatusUnauthorized, errors.New("missing or wrong bearer token"))
-		return
-	}
-	o, name, err := s.parse(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	targets, err := s.p.find(name)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err)
-		return
-	}
-	s.inFlight.Add(1)
-	defer s.inFlight.Add(-1)
-	docs, _, err := s.p.round(r.Context(), targets, o)
-	s.rounds.Add(1)
-	if err != nil && len(docs) == 0 {
-		status := http.StatusBadGateway
-		if errors.Is(err, probe.ErrPoolMissing) {
-			status = http.StatusConflict
-		}
-		if r.Context().Err() != nil {
-			status = http.StatusServiceUnavailable
-		}
-		httpError(w, status, err)
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(s.stderr, "objbench serve: round stopped: %s\n", oneLine(err.Error()))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = writeProbeJSON(w, docs)
-}
-
-func (s *server) handleHealth(w http.ResponseWriter, _ *http.Request) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	var targets []map[string]any
-	for _, t := range s.p.targets {
-		targets = append(targets, map[string]any{"target": t.Info.URL, "seq": t.Seq()})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"status": "ok", "version": document.Version(), "uptime_s": time.Since(s.started).Seconds(),
-		"rounds": s.rounds.Load(), "in_flight": s.inFlight.Load(),
-		"goroutines": runtime.NumGoroutine(), "heap_bytes": ms.HeapAlloc, "targets": targets,
-	})
-}
-
-// schedule runs a round on every target at each tick until ctx ends.
-func (s *server) schedule(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			docs, _, err := s.p.round(ctx, s.p.targets, s.defaults)
-			s.rounds.Add(1)
-			if err != nil && ctx.Err() == nil {
-				fmt.Fprintf(s.stderr, "objbench serve: scheduled round: %s\n", oneLine(err.Error()))
-			}
-			for _, d := range docs {
-				if d.Probe != nil && d.Probe.Failed > 0 {
-					fmt.Fprintf(s.stderr, "objbench serve: scheduled round on %s: %d requests failed\n", d.Target.URL, d.Probe.Failed)
-				}
-			}
-		}
-	}
-}
-
-func httpError(w http.ResponseWriter, status int, err error) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": oneLine(err.Error())})
 }

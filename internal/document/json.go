@@ -124,3 +124,26 @@ func (d *StrategiesDocument) finite() Doc {
 	}
 	return &c
 }
+
+// EncodeRounds is the JSON of probe rounds: the one document, or
+// {"schema", "probes": [...]} for several.
+func EncodeRounds(docs []*Document) ([]byte, error) {
+	if len(docs) == 1 {
+		return Encode(docs[0])
+	}
+	var parts []json.RawMessage
+	for _, d := range docs {
+		b, err := Encode(d)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, json.RawMessage(bytes.TrimSpace(b)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(map[string]any{"schema": Schema, "probes": parts}); err != nil {
+		return nil, fmt.Errorf("encode probe rounds: %w", err)
+	}
+	return buf.Bytes(), nil
+}
