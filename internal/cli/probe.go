@@ -1,7 +1,6 @@
 package cli
 
 import (
-
 	"github.com/objbench/objbench/internal/analysis"
 
 	"github.com/objbench/objbench/internal/document"
