@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"github.com/objbench/objbench/internal/load"
+
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -199,30 +201,33 @@ func escape(k string) string {
 
 // exchange makes one traced request and reads the whole response.
 func exchange(ctx context.Context, tr *nettrace.Transport, method, url string, body []byte, api string) (nettrace.Sample, error) {
-	octx, op := nettrace.Begin(ctx)
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
 	if method == "PUT" && api == "gcs" {
 		method = "POST"
 	}
-	req, err := http.NewRequestWithContext(octx, method, url, rd)
-	if err != nil {
-		return nettrace.Sample{}, err
-	}
-	resp, err := tr.Client().Do(req)
-	if err != nil {
-		return nettrace.Sample{}, err
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	s := op.Finish()
+	var status int
+	s, err := load.Timed(ctx, 0, func(ctx context.Context) error {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url, rd)
+		if err != nil {
+			return err
+		}
+		resp, err := tr.Client().Do(req)
+		if err != nil {
+			return err
+		}
+		status = resp.StatusCode
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return err
+	})
 	if err != nil {
 		return s, err
 	}
-	if resp.StatusCode >= 300 {
-		return s, fmt.Errorf("%s %s: HTTP %d", method, url, resp.StatusCode)
+	if status >= 300 {
+		return s, fmt.Errorf("%s %s: HTTP %d", method, url, status)
 	}
 	return s, nil
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/objbench/objbench/internal/nettrace"
 )
 
 // IdleProbe is one observation: a connection left idle for Idle, then
@@ -152,9 +151,10 @@ func (s *IdleSearch) probe(ctx context.Context, idle time.Duration, stop <-chan 
 		return p
 	case <-t.C:
 	}
-	octx, op := nettrace.Begin(ctx)
-	_, err = c.Backend.BucketExists(octx)
-	smp := op.Finish()
+	smp, err := Timed(ctx, 0, func(ctx context.Context) error {
+		_, err := c.Backend.BucketExists(ctx)
+		return err
+	})
 	if err != nil {
 		p.Err = err.Error()
 		return p

@@ -70,6 +70,8 @@ type Step struct {
 	// Key returns the key of the i-th operation (0-based across workers).
 	Key func(i int) string
 	Do  DoFunc
+	// Pacer says when each operation starts; nil is ClosedLoop.
+	Pacer Pacer
 }
 
 // Moved is the payload bytes one operation moves: the size for GET and PUT,
@@ -100,6 +102,9 @@ type StepResult struct {
 	Histograms map[string][]byte
 	// FirstError is the first failure's message.
 	FirstError string
+	// StartLag is the most an operation started after its pacer's
+	// intended start (0 in closed loop, which intends none).
+	StartLag time.Duration
 }
 
 // Runner executes steps.
@@ -170,6 +175,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		wg       sync.WaitGroup
 	)
 	recs := make([]*stats.Recorder, conc)
+	lags := make([]time.Duration, conc) // per worker, merged after the step
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
 	for w := range conc {
@@ -189,7 +195,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 				}
 				return pc, pc.Close, nil
 			}
-			r.work(runCtx, st, w, get, recs[w], &next, &done, &firstErr)
+			r.work(runCtx, st, w, get, recs[w], &lags[w], &next, &done, &firstErr)
 		}()
 	}
 	wg.Wait()
@@ -207,6 +213,9 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		Summary:     merged.Summarize(st.Moved(), wall),
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,
+	}
+	for _, l := range lags {
+		res.StartLag = max(res.StartLag, l)
 	}
 	clientsMu.Lock()
 	for _, c := range clients {
@@ -227,10 +236,20 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 
 // work is the one worker loop shared by every operation.
 func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.Context) (*Client, func(), error),
-	rec *stats.Recorder, next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
+	rec *stats.Recorder, lag *time.Duration, next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
+	var pacer Pacer = ClosedLoop{}
+	if st.Pacer != nil {
+		pacer = st.Pacer
+	}
 	for seq := 0; ; seq++ {
 		i := int(next.Add(1) - 1)
 		if i >= st.Requests || ctx.Err() != nil {
+			return
+		}
+		// The pacer's intended start is where an open-loop step measures
+		// latency from (issue 16); closed loop has none.
+		intended, err := pacer.Wait(ctx, i)
+		if err != nil {
 			return
 		}
 		key := st.Key(i)
@@ -238,11 +257,7 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 		if err != nil {
 			return
 		}
-		opCtx, cancel := context.WithTimeout(ctx, r.timeout())
-		opCtx, op := nettrace.Begin(opCtx)
-		err = st.Do(opCtx, c.Backend, key)
-		s := op.Finish()
-		cancel()
+		s, err := Timed(ctx, r.timeout(), func(ctx context.Context) error { return st.Do(ctx, c.Backend, key) })
 		release()
 		if err != nil && ctx.Err() != nil {
 			// Stopped by the run's bound or by the user, not a failure of
@@ -250,6 +265,9 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 			return
 		}
 		s.Op, s.Key, s.Size, s.Worker, s.Seq = st.Op, key, st.Moved(), w, seq
+		if !intended.IsZero() {
+			*lag = max(*lag, s.Start.Sub(intended))
+		}
 		if err != nil {
 			s.Err = err.Error()
 			s.ErrClass = string(storage.Classify(err))

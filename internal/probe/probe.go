@@ -194,11 +194,10 @@ func Run(ctx context.Context, t *Target, o Options, h Hooks) (*Round, error) {
 			break
 		}
 		key := keys[mrand.IntN(len(keys))]
-		opCtx, cancel := context.WithTimeout(ctx, o.Timeout)
-		opCtx, op := nettrace.Begin(opCtx)
-		_, err := t.Client.Backend.Get(opCtx, key, io.Discard)
-		s := op.Finish()
-		cancel()
+		s, err := load.Timed(ctx, o.Timeout, func(ctx context.Context) error {
+			_, err := t.Client.Backend.Get(ctx, key, io.Discard)
+			return err
+		})
 		if err != nil && ctx.Err() != nil {
 			runErr = ctx.Err()
 			break
