@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
 )
 
 // IdleProbe is one observation: a connection left idle for Idle, then
