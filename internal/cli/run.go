@@ -209,8 +209,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	var hists []map[string][]byte
 	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update,
-			OnSample: func(s *nettrace.Sample) { keeper.Add(int(stepIdx.Load()), s) }},
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap()},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -224,6 +223,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
 			doc.Results = append(doc.Results, r)
 			hists = append(hists, res.Histograms)
+			for _, k := range res.Kept {
+				keeper.Merge(k, int(stepIdx.Load()))
+			}
 		},
 	}
 	_, runErr := sess.Run(ctx)

@@ -102,6 +102,10 @@ type StepResult struct {
 	Histograms map[string][]byte
 	// FirstError is the first failure's message.
 	FirstError string
+	// Kept are the workers' reservoirs of raw samples (see Runner.Keep).
+	Kept []*stats.Reservoir
+	// Sinks are the workers' sinks (see Runner.NewSink).
+	Sinks []Sink
 	// StartLag is the most an operation started after its pacer's
 	// intended start (0 in closed loop, which intends none).
 	StartLag time.Duration
@@ -115,9 +119,19 @@ type Runner struct {
 	// Progress, when set, is called from one goroutine about ten times a
 	// second with the operations done so far.
 	Progress func(st *Step, done int64, elapsed time.Duration)
-	// OnSample, when set, receives every sample; it must be safe for
-	// concurrent use and fast.
-	OnSample func(*nettrace.Sample)
+	// Keep is how many raw samples a step keeps: each worker keeps a
+	// uniform subset of its own share in a reservoir without a lock, and
+	// StepResult.Kept holds them for the caller to merge.
+	Keep int
+	// NewSink, when set, makes one Sink per worker of a step, for tallies
+	// beyond the histograms; StepResult.Sinks holds them to be merged.
+	NewSink func() Sink
+}
+
+// Sink receives every sample of one worker, from that worker only: it
+// needs no lock.
+type Sink interface {
+	Add(*nettrace.Sample)
 }
 
 // Run executes st. It returns partial results when ctx is cancelled, with
@@ -174,12 +188,19 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		firstErr atomic.Pointer[string]
 		wg       sync.WaitGroup
 	)
+	// Per-worker state, merged after the step: no lock per sample.
 	recs := make([]*stats.Recorder, conc)
-	lags := make([]time.Duration, conc) // per worker, merged after the step
+	lags := make([]time.Duration, conc)
+	kept := make([]*stats.Reservoir, conc)
+	sinks := make([]Sink, conc)
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
 	for w := range conc {
 		recs[w] = stats.NewRecorder()
+		kept[w] = stats.NewReservoir((r.Keep + conc - 1) / conc)
+		if r.NewSink != nil {
+			sinks[w] = r.NewSink()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -195,7 +216,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 				}
 				return pc, pc.Close, nil
 			}
-			r.work(runCtx, st, w, get, recs[w], &lags[w], &next, &done, &firstErr)
+			r.work(runCtx, st, w, get, worker{rec: recs[w], kept: kept[w], sink: sinks[w], lag: &lags[w]}, &next, &done, &firstErr)
 		}()
 	}
 	wg.Wait()
@@ -213,6 +234,10 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		Summary:     merged.Summarize(st.Moved(), wall),
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,
+		Kept:        kept,
+	}
+	if r.NewSink != nil {
+		res.Sinks = sinks
 	}
 	for _, l := range lags {
 		res.StartLag = max(res.StartLag, l)
@@ -234,9 +259,17 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	return res, nil
 }
 
+// worker is one worker's own state: filled without locks, merged after the step.
+type worker struct {
+	rec  *stats.Recorder
+	kept *stats.Reservoir
+	sink Sink
+	lag  *time.Duration
+}
+
 // work is the one worker loop shared by every operation.
 func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.Context) (*Client, func(), error),
-	rec *stats.Recorder, lag *time.Duration, next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
+	ws worker, next, done *atomic.Int64, firstErr *atomic.Pointer[string]) {
 	var pacer Pacer = ClosedLoop{}
 	if st.Pacer != nil {
 		pacer = st.Pacer
@@ -266,7 +299,7 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 		}
 		s.Op, s.Key, s.Size, s.Worker, s.Seq = st.Op, key, st.Moved(), w, seq
 		if !intended.IsZero() {
-			*lag = max(*lag, s.Start.Sub(intended))
+			*ws.lag = max(*ws.lag, s.Start.Sub(intended))
 		}
 		if err != nil {
 			s.Err = err.Error()
@@ -274,9 +307,10 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 			msg := s.Err
 			firstErr.CompareAndSwap(nil, &msg)
 		}
-		rec.Add(&s)
-		if r.OnSample != nil {
-			r.OnSample(&s)
+		ws.rec.Add(&s)
+		ws.kept.Add(0, &s)
+		if ws.sink != nil {
+			ws.sink.Add(&s)
 		}
 		done.Add(1)
 	}

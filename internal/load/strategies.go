@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/objbench/objbench/internal/nettrace"
@@ -83,8 +82,8 @@ func (r *StrategyResult) RTTs(p nettrace.Phase) float64 {
 }
 
 // sampleTotals accumulates what the table needs beyond the histograms.
+// One per worker (a Sink), merged after the step.
 type sampleTotals struct {
-	mu                     sync.Mutex
 	n                      int64
 	phases                 [nettrace.NumPhases]time.Duration
 	minConnect, minWait    time.Duration
@@ -94,12 +93,11 @@ type sampleTotals struct {
 	firstN, laterN         int64
 }
 
-func (t *sampleTotals) add(s *nettrace.Sample) {
+// Add tallies one sample of the worker.
+func (t *sampleTotals) Add(s *nettrace.Sample) {
 	if !s.OK() {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.n++
 	for i, d := range s.Phases {
 		t.phases[i] += d
@@ -127,6 +125,36 @@ func (t *sampleTotals) add(s *nettrace.Sample) {
 			t.later[i] += d
 		}
 	}
+}
+
+// merge adds o's tallies to t.
+func (t *sampleTotals) merge(o *sampleTotals) {
+	t.n += o.n
+	for i := range t.phases {
+		t.phases[i] += o.phases[i]
+		t.first[i] += o.first[i]
+		t.later[i] += o.later[i]
+	}
+	t.minConnect = minPositive(t.minConnect, o.minConnect)
+	t.minWait = minPositive(t.minWait, o.minWait)
+	for p, n := range o.protos {
+		if t.protos == nil {
+			t.protos = map[string]int64{}
+		}
+		t.protos[p] += n
+	}
+	t.firstTotal += o.firstTotal
+	t.laterTotal += o.laterTotal
+	t.firstN += o.firstN
+	t.laterN += o.laterN
+}
+
+// minPositive is the smaller of a and b that is above zero (0: neither).
+func minPositive(a, b time.Duration) time.Duration {
+	if a <= 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // StrategyRun measures the strategies on one target.
@@ -212,13 +240,16 @@ func (sr *StrategyRun) runOne(ctx context.Context, spec StrategySpec, op string,
 	if conc <= 0 {
 		conc = len(keys)
 	}
-	var totals sampleTotals
-	r := &Runner{NewClient: sr.NewClient(spec), Timeout: sr.Timeout, OnSample: totals.add}
+	r := &Runner{NewClient: sr.NewClient(spec), Timeout: sr.Timeout, NewSink: func() Sink { return &sampleTotals{} }}
 	st := &Step{Workload: "strategies", Op: op, Size: sr.Size, Concurrency: min(conc, len(keys)), Requests: len(keys),
 		Clients: spec.Clients, Key: func(i int) string { return keys[i%len(keys)] }, Do: do}
 	res, err := r.Run(ctx, st)
 	if err != nil {
 		return &StrategyResult{Spec: spec, Op: op, Objects: len(keys), Size: sr.Size, Reason: err.Error()}, nil
+	}
+	var totals sampleTotals
+	for _, k := range res.Sinks {
+		totals.merge(k.(*sampleTotals))
 	}
 	sum := res.Summary
 	out := &StrategyResult{

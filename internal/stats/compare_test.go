@@ -101,3 +101,44 @@ func TestReservoirBounded(t *testing.T) {
 		t.Error("cap 0 kept samples")
 	}
 }
+
+func TestReservoirMerge(t *testing.T) {
+	t.Parallel()
+	// Worker a saw 9,000 samples, b 1,000: a merged subset of 1,000 holds
+	// about 900 of a's, and b's are marked with the step merged.
+	run := NewReservoir(1000)
+	a, b := NewReservoir(1000), NewReservoir(1000)
+	for i := range 9000 {
+		s := sample(i, time.Millisecond, time.Millisecond, true)
+		a.Add(0, &s)
+	}
+	for i := range 1000 {
+		s := sample(100_000+i, time.Millisecond, time.Millisecond, true)
+		b.Add(0, &s)
+	}
+	run.Merge(a, 1)
+	run.Merge(b, 2)
+	kept, seen := run.Kept()
+	if len(kept) != 1000 || seen != 10_000 {
+		t.Fatalf("kept %d of %d, want 1000 of 10000", len(kept), seen)
+	}
+	fromA := 0
+	for _, k := range kept {
+		if k.Seq < 100_000 {
+			fromA++
+			if k.Step != 1 {
+				t.Fatalf("a sample of step %d, want 1", k.Step)
+			}
+		} else if k.Step != 2 {
+			t.Fatalf("b sample of step %d, want 2", k.Step)
+		}
+	}
+	if fromA < 850 || fromA > 950 {
+		t.Errorf("%d of 1000 from the worker that saw 90%%: not proportional", fromA)
+	}
+	empty := NewReservoir(0)
+	empty.Merge(a, 1)
+	if k, _ := empty.Kept(); len(k) != 0 {
+		t.Error("cap 0 kept merged samples")
+	}
+}

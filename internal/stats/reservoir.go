@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math/rand/v2"
-	"sync"
 
 	"github.com/objbench/objbench/internal/nettrace"
 )
@@ -15,9 +14,9 @@ type Kept struct {
 
 // Reservoir keeps a uniform random subset of at most Cap samples of a run
 // (Algorithm R), so that memory stays bounded whatever the run's length.
-// It is safe for concurrent use.
+// It takes no lock: each worker fills one of its own, and they are merged
+// after the step (Merge), as histograms are.
 type Reservoir struct {
-	mu   sync.Mutex
 	cap  int
 	seen int64
 	kept []Kept
@@ -34,8 +33,6 @@ func (r *Reservoir) Add(step int, s *nettrace.Sample) {
 	if r.cap == 0 {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.seen++
 	if len(r.kept) < r.cap {
 		r.kept = append(r.kept, Kept{Step: step, Sample: *s})
@@ -46,9 +43,69 @@ func (r *Reservoir) Add(step int, s *nettrace.Sample) {
 	}
 }
 
+// Cap is how many samples r keeps at most.
+func (r *Reservoir) Cap() int { return r.cap }
+
 // Kept returns the samples kept, and how many were offered.
 func (r *Reservoir) Kept() ([]Kept, int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	return r.kept, r.seen
+}
+
+// Merge adds o's samples to r as if every sample o was offered had been
+// offered to r, marking them as of step: r stays a uniform subset of all
+// the samples offered to either, as long as each side kept at least its
+// share of the merged subset. o is left as it was.
+func (r *Reservoir) Merge(o *Reservoir, step int) {
+	if o == nil || o.seen == 0 || r.cap == 0 {
+		return
+	}
+	// How many of the merged subset come from each side is hypergeometric:
+	// draw slot by slot, from a side in proportion to what it has not yet
+	// given. Each side's kept samples are a uniform subset of what it saw,
+	// so taking a random few of them is a uniform draw from that side.
+	total := r.seen + o.seen
+	n := min(int64(r.cap), total)
+	restR, restO := r.seen, o.seen
+	var fromR, fromO int
+	for range n {
+		// A side whose kept samples are all taken gives no more (a worker
+		// that saw more than its share of a step): the other side fills in.
+		switch {
+		case fromR == len(r.kept):
+			restO--
+			fromO++
+			continue
+		case fromO == len(o.kept):
+			restR--
+			fromR++
+			continue
+		}
+		if r.rng.Int64N(restR+restO) < restR {
+			restR--
+			fromR++
+		} else {
+			restO--
+			fromO++
+		}
+	}
+	mine := pick(r.kept, fromR, r.rng)
+	theirs := pick(o.kept, fromO, r.rng)
+	kept := make([]Kept, 0, len(mine)+len(theirs))
+	kept = append(kept, mine...)
+	for _, k := range theirs {
+		k.Step = step
+		kept = append(kept, k)
+	}
+	r.kept, r.seen = kept, total
+}
+
+// pick is n of ks chosen at random (a partial shuffle of a copy).
+func pick(ks []Kept, n int, rng *rand.Rand) []Kept {
+	c := append([]Kept(nil), ks...)
+	n = min(n, len(c))
+	for i := range n {
+		j := i + rng.IntN(len(c)-i)
+		c[i], c[j] = c[j], c[i]
+	}
+	return c[:n]
 }
