@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"github.com/objbench/objbench/internal/analysis"
@@ -40,7 +40,7 @@ func TestRunsJSONMatchesEncodingJSON(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			w := bufio.NewWriter(&buf)
-			if err := writeRunsJSON(w, []results.Listed{tc.run, tc.run}); err != nil {
+			if err := WriteRunsJSON(w, []results.Listed{tc.run, tc.run}); err != nil {
 				t.Fatal(err)
 			}
 			w.Flush()
@@ -87,7 +87,7 @@ func TestRunsTableAligned(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	writeRunsTable(w, runs)
+	WriteRunsTable(w, runs)
 	w.Flush()
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	if len(lines) != 3 {

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/results"
+)
+
+func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
+	var jsonOut bool
+	cmd := oneRunCmd("show RUN", "Print a saved run's tables again", "show prints the tables of a saved run, read back from the results database.",
+		"  objbench show 20261122T213000-ab12cd\n  objbench show 20261122T2130 --json",
+		func(ctx context.Context, st *results.Store, id string) error {
+			sr, err := analysis.Load(ctx, st, id)
+			if err != nil {
+				return err
+			}
+			switch {
+			case jsonOut:
+				_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
+				return err
+			case sr.Doc != nil:
+				return report.WriteText(stdout, sr.Doc)
+			case sr.Strategies != nil:
+				return report.WriteStrategiesText(stdout, sr.Strategies)
+			case sr.Startup != nil:
+				return report.WriteStartupText(stdout, sr.Startup)
+			}
+			_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
+			return err
+		}, g)
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the stored JSON document")
+	return cmd
+}
