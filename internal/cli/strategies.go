@@ -138,41 +138,24 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		labRTT = env.Lab.Link().RTT
 	}
 	progressOn := !f.quiet && isTerminal(stdout)
-	var all []*load.StrategyResult
-	var runErr error
-	var written []*load.KeySet
-	for _, size := range sizes {
-		sr := &load.StrategyRun{
-			NewClient: func(spec load.StrategySpec) load.ClientFactory {
-				return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
-			},
-			Timeout: f.timeout, Setup: env.Setup.Backend, Prefix: fmt.Sprintf("%s%s/", env.Prefix, units.FormatSize(size)),
-			Objects: f.objects, Size: size, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
-			Progress: func(op string, spec load.StrategySpec) {
-				if progressOn {
-					fmt.Fprintf(stderr, "\r%-60s", fmt.Sprintf("%s %d × %s: %s", op, f.objects, units.FormatSize(size), spec.Name))
-				}
-			},
-		}
-		written = append(written, &sr.Written)
-		res, err := sr.Run(ctx, specs)
-		all = append(all, res...)
-		if err != nil {
-			runErr = err
-			break
-		}
+	sweep := &load.StrategySweep{
+		NewClient: func(spec load.StrategySpec) load.ClientFactory {
+			return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
+		},
+		Timeout: f.timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
+		Objects: f.objects, Sizes: sizes, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
+		Progress: func(op string, size int64, spec load.StrategySpec) {
+			if progressOn {
+				fmt.Fprintf(stderr, "\r%-60s", fmt.Sprintf("%s %d × %s: %s", op, f.objects, units.FormatSize(size), spec.Name))
+			}
+		},
 	}
+	all, runErr, cerr := sweep.Run(ctx, specs)
 	if progressOn {
 		fmt.Fprintf(stderr, "\r%-60s\r", "")
 	}
 	interrupted := ctx.Err() != nil
-	cleanup := &load.Session{Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep}
-	for _, w := range written {
-		for _, k := range w.Keys() {
-			cleanup.Written.Add(k)
-		}
-	}
-	if _, cerr := cleanup.Cleanup(2*time.Minute + f.timeout); cerr != nil {
+	if cerr != nil {
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.Strategies, doc.Summary, doc.FirstVsLater = analysis.StrategyRows(all)

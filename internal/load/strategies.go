@@ -1,6 +1,8 @@
 package load
 
 import (
+	"github.com/objbench/objbench/internal/units"
+
 	"context"
 	"fmt"
 	"slices"
@@ -312,3 +314,54 @@ func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millise
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// StrategySweep measures the strategies at each size on one target, each
+// size under a prefix of its own, then deletes what it wrote.
+type StrategySweep struct {
+	// NewClient makes a cold client for a strategy.
+	NewClient func(spec StrategySpec) ClientFactory
+	Timeout   time.Duration
+	// Setup is the unmeasured client; Prefix is the run's, Keep the keys
+	// that were there before (never deleted).
+	Setup   storage.Backend
+	Prefix  string
+	Keep    map[string]bool
+	Objects int
+	Sizes   []int64
+	// RTT, Keys and SkipDownloads are as in StrategyRun.
+	RTT           time.Duration
+	Keys          []string
+	SkipDownloads bool
+	// Progress, when set, is told each strategy as it starts.
+	Progress func(op string, size int64, spec StrategySpec)
+}
+
+// Run measures every size in turn until one fails, then cleans up. It
+// returns the results so far, the error that stopped the sweep, and the
+// cleanup's error.
+func (s *StrategySweep) Run(ctx context.Context, specs []StrategySpec) (all []*StrategyResult, runErr, cleanupErr error) {
+	var written []*KeySet
+	for _, size := range s.Sizes {
+		sr := &StrategyRun{NewClient: s.NewClient, Timeout: s.Timeout, Setup: s.Setup,
+			Prefix:  s.Prefix + units.FormatSize(size) + "/",
+			Objects: s.Objects, Size: size, RTT: s.RTT, Keys: s.Keys, SkipDownloads: s.SkipDownloads}
+		if s.Progress != nil {
+			sr.Progress = func(op string, spec StrategySpec) { s.Progress(op, size, spec) }
+		}
+		written = append(written, &sr.Written)
+		res, err := sr.Run(ctx, specs)
+		all = append(all, res...)
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	cleanup := &Session{Setup: s.Setup, Prefix: s.Prefix, Keep: s.Keep}
+	for _, w := range written {
+		for _, k := range w.Keys() {
+			cleanup.Written.Add(k)
+		}
+	}
+	_, cleanupErr = cleanup.Cleanup(2*time.Minute + s.Timeout)
+	return all, runErr, cleanupErr
+}
