@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"github.com/objbench/objbench/internal/report"
+
 	"github.com/objbench/objbench/internal/document"
 
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -82,61 +83,16 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
+	where := env.Endpoint
+	if where == "" {
+		where = env.Target.String()
+	}
 	if f.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		type probe struct {
-			Round   int     `json:"round"`
-			IdleS   float64 `json:"idle_s"`
-			Reused  bool    `json:"reused"`
-			Skipped bool    `json:"skipped,omitempty"`
-			Err     string  `json:"error,omitempty"`
-		}
-		out := struct {
-			Schema   string              `json:"schema"`
-			Target   document.TargetInfo `json:"target"`
-			Lab      *document.LabInfo   `json:"lab,omitempty"`
-			Found    bool                `json:"found"`
-			TimeoutS float64             `json:"idle_timeout_s"`
-			LowerS   float64             `json:"lower_s"`
-			UpperS   float64             `json:"upper_s"`
-			WallS    float64             `json:"wall_s"`
-			Probes   []probe             `json:"probes"`
-		}{Schema: document.Schema, Target: env.Info(), Lab: env.LabInfo, Found: res.Upper > 0,
-			TimeoutS: res.Estimate().Seconds(), LowerS: res.Lower.Seconds(), UpperS: res.Upper.Seconds(), WallS: res.Wall.Seconds()}
-		for _, p := range res.Probes {
-			out.Probes = append(out.Probes, probe{p.Round, p.Idle.Seconds(), p.Reused, p.Skipped, p.Err})
-		}
-		if werr := enc.Encode(out); werr != nil {
+		if werr := report.WriteIdleJSON(stdout, env.Info(), env.LabInfo, res); werr != nil {
 			return werr
 		}
-	} else {
-		where := env.Endpoint
-		if where == "" {
-			where = env.Target.String()
-		}
-		switch {
-		case res.Upper == 0:
-			fmt.Fprintf(stdout, "no idle timeout found at %s: a connection idle for %s was still reused\n", where, f.max)
-		case res.Lower == 0:
-			fmt.Fprintf(stdout, "%s drops idle connections after less than %s (the shortest probe)\n", where, res.Upper)
-		default:
-			fmt.Fprintf(stdout, "%s drops keep-alive connections idle for between %s and %s: about %.1f s\n",
-				where, res.Lower.Round(time.Millisecond), res.Upper.Round(time.Millisecond), res.Estimate().Seconds())
-		}
-		fmt.Fprintf(stdout, "%d probes in %.1f s\n\nround   idle s  next request\n", len(res.Probes), res.Wall.Seconds())
-		for _, p := range res.Probes {
-			what := "reused the connection"
-			switch {
-			case p.Err != "":
-				what = "error: " + oneLine(p.Err)
-			case p.Skipped:
-				what = "skipped (a shorter idle was already dropped)"
-			case !p.Reused:
-				what = "opened a new connection (dropped)"
-			}
-			fmt.Fprintf(stdout, "%5d  %7.2f  %s\n", p.Round, p.Idle.Seconds(), what)
-		}
+	} else if werr := report.WriteIdleText(stdout, where, f.max, res); werr != nil {
+		return werr
 	}
 	return err
 }
