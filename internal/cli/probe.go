@@ -218,7 +218,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 				for _, d := range docs {
 					srs = append(srs, &analysis.Run{Meta: results.Run{ID: d.RunID, Command: "probe", TargetURL: d.Target.URL, Labels: d.Labels}, Doc: d})
 				}
-				if err := writeReportFile(pf.report, report.PageInput(srs, "")); err != nil {
+				if err := report.WriteHTMLFile(pf.report, report.PageInput(srs, "")); err != nil {
 					return err
 				}
 			}

@@ -65,7 +65,7 @@ Give several runs (two targets, two environments) to put them side by side.`,
 			if output == "-" {
 				return report.WriteHTML(stdout, in)
 			}
-			if err := writeReportFile(output, in); err != nil {
+			if err := report.WriteHTMLFile(output, in); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s (%d run(s))\n", output, len(srs))
@@ -77,38 +77,13 @@ Give several runs (two targets, two environments) to put them side by side.`,
 	return cmd
 }
 
-// writeReportFile writes the page next to path and renames it into place,
-// so that an interrupted write never leaves half a report.
-func writeReportFile(path string, in report.HTMLInput) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".objbench-report-*.html")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := report.WriteHTML(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
-}
-
 // reportAfterRun writes --report FILE for a run that just finished, from
 // memory, so it works with --no-save too.
 func reportAfterRun(path string, sr *analysis.Run, stderr io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	if err := writeReportFile(path, report.PageInput([]*analysis.Run{sr}, "")); err != nil {
+	if err := report.WriteHTMLFile(path, report.PageInput([]*analysis.Run{sr}, "")); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", path)
