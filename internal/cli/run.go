@@ -146,6 +146,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			for _, k := range res.Kept {
 				keeper.Merge(k, int(stepIdx.Load()))
 			}
+			res.Kept = nil // merged: the workers' reservoirs can go
 		},
 	}
 	_, runErr := sess.Run(ctx)

@@ -54,7 +54,8 @@ func (r *Reservoir) Kept() ([]Kept, int64) {
 // Merge adds o's samples to r as if every sample o was offered had been
 // offered to r, marking them as of step: r stays a uniform subset of all
 // the samples offered to either, as long as each side kept at least its
-// share of the merged subset. o is left as it was.
+// share of the merged subset. Merge works in place: o's samples are
+// reordered, and o should not be used after.
 func (r *Reservoir) Merge(o *Reservoir, step int) {
 	if o == nil || o.seen == 0 || r.cap == 0 {
 		return
@@ -88,24 +89,24 @@ func (r *Reservoir) Merge(o *Reservoir, step int) {
 			fromO++
 		}
 	}
-	mine := pick(r.kept, fromR, r.rng)
-	theirs := pick(o.kept, fromO, r.rng)
-	kept := make([]Kept, 0, len(mine)+len(theirs))
-	kept = append(kept, mine...)
-	for _, k := range theirs {
+	// In place: a random fromR of r's stay, then a random fromO of o's.
+	mine := shuffleFront(r.kept, fromR, r.rng)
+	theirs := shuffleFront(o.kept, fromO, r.rng)
+	kept := r.kept[:mine]
+	for _, k := range o.kept[:theirs] {
 		k.Step = step
 		kept = append(kept, k)
 	}
 	r.kept, r.seen = kept, total
 }
 
-// pick is n of ks chosen at random (a partial shuffle of a copy).
-func pick(ks []Kept, n int, rng *rand.Rand) []Kept {
-	c := append([]Kept(nil), ks...)
-	n = min(n, len(c))
+// shuffleFront moves n of ks, chosen at random, to its front (a partial
+// Fisher-Yates shuffle, in place) and returns how many it moved.
+func shuffleFront(ks []Kept, n int, rng *rand.Rand) int {
+	n = min(n, len(ks))
 	for i := range n {
-		j := i + rng.IntN(len(c)-i)
-		c[i], c[j] = c[j], c[i]
+		j := i + rng.IntN(len(ks)-i)
+		ks[i], ks[j] = ks[j], ks[i]
 	}
-	return c[:n]
+	return n
 }
