@@ -163,26 +163,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		}
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
-	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
-		if f.jsonOut {
-			return report.WriteJSON(w, doc)
-		}
-		return report.WriteText(w, doc)
-	}); err != nil {
-		return err
-	}
 	kept, _ := keeper.Kept()
-	if err := save(g, &f.saveFlags, doc, hists, kept, stderr); err != nil {
-		return err
-	}
-
-	if interrupted {
-		return errInterrupted
-	}
-	if runErr != nil {
-		return runErr
-	}
-	return nil
+	textOf := func(w io.Writer) error { return report.WriteText(w, doc) }
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, hists, kept, runErr, stdout, stderr)
 }
 
 func isTerminal(w io.Writer) bool {

@@ -131,3 +131,29 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
 	}
 }
+
+// finish is the end of every measuring command: the document to -o FILE
+// or standard output (JSON or text), then saved (see save); an interrupted
+// run exits as such, else with runErr.
+func finish(g *globals, sf *saveFlags, output string, jsonOut bool, d document.Doc, text func(io.Writer) error,
+	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
+	if err := writeOutput(output, stdout, func(w io.Writer) error {
+		if jsonOut {
+			b, err := document.Encode(d)
+			if err == nil {
+				_, err = w.Write(b)
+			}
+			return err
+		}
+		return text(w)
+	}); err != nil {
+		return err
+	}
+	if err := save(g, sf, d, histograms, kept, stderr); err != nil {
+		return err
+	}
+	if d.Head().Interrupted {
+		return errInterrupted
+	}
+	return runErr
+}

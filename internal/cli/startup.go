@@ -121,19 +121,6 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	for _, s := range res.Scenarios {
 		doc.Scenarios = append(doc.Scenarios, document.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
 	}
-	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
-		if f.jsonOut {
-			return report.WriteStartupJSON(w, doc)
-		}
-		return report.WriteStartupText(w, doc)
-	}); err != nil {
-		return err
-	}
-	if err := save(g, &f.saveFlags, doc, nil, nil, stderr); err != nil {
-		return err
-	}
-	if interrupted {
-		return errInterrupted
-	}
-	return runErr
+	textOf := func(w io.Writer) error { return report.WriteStartupText(w, doc) }
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

@@ -164,21 +164,8 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if runErr != nil && !interrupted && len(all) == 0 {
 		return runErr
 	}
-	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
-		if f.jsonOut {
-			return report.WriteStrategiesJSON(w, doc)
-		}
-		return report.WriteStrategiesText(w, doc)
-	}); err != nil {
-		return err
-	}
-	if err := save(g, &f.saveFlags, doc, nil, nil, stderr); err != nil {
-		return err
-	}
-	if interrupted {
-		return errInterrupted
-	}
-	return runErr
+	textOf := func(w io.Writer) error { return report.WriteStrategiesText(w, doc) }
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)
 }
 
 // readKeys reads one key per line, skipping blanks and # comments.
