@@ -39,6 +39,7 @@ func clean(d *Document) *Document {
 		r.AggregateMBps = sanitize(r.AggregateMBps)
 		r.PhasesMs = cleanPhases(r.PhasesMs)
 		r.ReusedFraction = sanitize(r.ReusedFraction)
+		r.ExpectSent, r.ExpectWaited = sanitize(r.ExpectSent), sanitize(r.ExpectWaited)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
 		c.Results[i] = r
 	}

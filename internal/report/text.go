@@ -216,8 +216,15 @@ func workloadTables(w io.Writer, wl string, steps []Result, heading func(Result)
 		row("requests/op", func(r Result) string { return cell(r.Count, r.RequestsPerOp) }),
 		row("retries", func(r Result) string { return strconv.FormatInt(r.Retries, 10) }),
 		row("reconnects", func(r Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
-		row("wall s", func(r Result) string { return num(sanitize(r.WallS)) }),
 	)
+	// Whether "Expect: 100-continue" went out, and whether the client
+	// waited for it: an SDK can send the header and not wait.
+	if slices.ContainsFunc(steps, func(r Result) bool { return r.ExpectSent > 0 }) {
+		rows = append(rows,
+			row("expect sent", func(r Result) string { return fraction(r.Count, r.ExpectSent) }),
+			row("expect waited", func(r Result) string { return fraction(r.Count, r.ExpectWaited) }))
+	}
+	rows = append(rows, row("wall s", func(r Result) string { return num(sanitize(r.WallS)) }))
 	table(w, [][]string{heads}, rows)
 }
 
@@ -266,6 +273,14 @@ func phaseTable(w io.Writer, wl string, steps []Result, heading func(Result) str
 	})
 	both("count", func(g Group) string { return strconv.FormatInt(g.Count, 10) })
 	table(w, [][]string{names, kinds}, rows)
+}
+
+// fraction prints v with two decimals, or "-" when no request succeeded.
+func fraction(count int64, v float64) string {
+	if count == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(sanitize(v), 'f', 2, 64)
 }
 
 // cell prints v, or "-" when no request succeeded.
