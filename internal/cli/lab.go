@@ -143,10 +143,13 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "check [PROFILE]",
 		Short: "Prove the link model: expected round trips per phase against measured times",
 		Long: `check starts a lab, makes fresh-connection and reused-connection requests through it,
-plain and with TLS, and prints, phase by phase, the round trips the link model expects
-(TCP 1, TLS 1.3 1 or TLS 1.2 2, 1 per exchange, 1 for Expect: 100-continue, size over
-bandwidth for a body) next to the median measured, with a pass/fail column
-(tolerance 15% plus 2 ms, plus the jitter). Exit status 1 when any row fails.`,
+plain and with TLS, each as a raw HTTP request and through each provider's own SDK (s3,
+gcs, and azure when azurite-blob is on PATH), and prints, phase by phase, the round trips
+the link model expects (TCP 1, TLS 1.3 1 or TLS 1.2 2, 1 per exchange, 1 for Expect:
+100-continue, size over bandwidth for a body) next to the median each client measured,
+with a pass/fail column (tolerance 15% plus 2 ms, plus the jitter). A row passes only
+when every client passes: what the check proves is what a run through that SDK measures.
+Exit status 1 when any row fails.`,
 		Example: `  objbench lab check --rtt 40ms
   objbench lab check cross-region --tls-version 1.2
   objbench lab check --rtt 20ms --bandwidth 100Mbit`,
