@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os/exec"
 	"testing"
 )
@@ -16,6 +17,7 @@ type expectStep struct {
 	Sent   float64 `json:"expect_sent"`
 	Waited float64 `json:"expect_waited"`
 	Total  struct {
+		Min float64 `json:"min"`
 		P50 float64 `json:"p50"`
 	} `json:"total_ms"`
 	Phases map[string]struct{ P50 float64 } `json:"phases_ms"`
@@ -65,8 +67,9 @@ func TestRunExpectContinueEveryProvider(t *testing.T) {
 		t.Skip("timing test: runs without -race in scripts/test's timing step")
 	}
 	rtt := 40.0
-	// wait100 within 15% plus 3 ms; the total's difference, two medians
-	// apart, within 15% plus 5 ms.
+	// wait100's median within 15% plus 3 ms; the total's difference within
+	// 15% plus 5 ms, between the fastest PUTs of each run: a loaded machine
+	// only ever adds time, and two runs' medians carry its noise twice.
 	within := func(got, want, slack float64) bool {
 		tol := want*0.15 + slack
 		return got >= want-tol && got <= want+tol
@@ -80,15 +83,15 @@ func TestRunExpectContinueEveryProvider(t *testing.T) {
 			for try := range 3 {
 				with := runPut(t, append(args, "--expect-continue")...)[0]
 				without := runPut(t, args...)[0]
-				t.Logf("try %d: with: wait100 %.1f total %.1f sent %.2f waited %.2f; without: wait100 %.1f total %.1f sent %.2f",
-					try+1, with.Phases["wait100"].P50, with.Total.P50, with.Sent, with.Waited,
-					without.Phases["wait100"].P50, without.Total.P50, without.Sent)
+				t.Logf("try %d: with: wait100 %.1f total min %.1f p50 %.1f sent %.2f waited %.2f; without: wait100 %.1f total min %.1f p50 %.1f sent %.2f",
+					try+1, with.Phases["wait100"].P50, with.Total.Min, with.Total.P50, with.Sent, with.Waited,
+					without.Phases["wait100"].P50, without.Total.Min, without.Total.P50, without.Sent)
 				switch {
 				case with.Sent != 1 || with.Waited != 1 || without.Sent != 0 || without.Waited != 0 || without.Phases["wait100"].P50 != 0:
 					t.Fatalf("expect sent/waited: %v/%v with the flag, %v/%v without", with.Sent, with.Waited, without.Sent, without.Waited)
 				case !within(with.Phases["wait100"].P50, rtt, 3):
 					msg = "wait100 not one round trip"
-				case !within(with.Total.P50-without.Total.P50, rtt, 5):
+				case !within(with.Total.Min-without.Total.Min, rtt, 5):
 					msg = "total not one round trip longer with the flag"
 				default:
 					return
@@ -147,8 +150,10 @@ func TestStrategiesExpectContinue(t *testing.T) {
 		t.Fatalf("%d strategies", len(d.Strategies))
 	}
 	for _, r := range d.Strategies {
-		if got := r.RTTs["wait100"]; !r.Available || got < 0.85 || got > 1.2 {
-			t.Errorf("%s: wait100 %.2f round trips per object, want 1 (available %v %s)", r.Strategy, got, r.Available, r.Reason)
+		// ±0.3 round trips, as TestStrategiesRoundTripModel allows a phase:
+		// a mean over 5 objects on a shared machine. Before the fix it was 0.
+		if got := r.RTTs["wait100"]; !r.Available || math.Abs(got-1) > 0.3 {
+			t.Errorf("%s: wait100 %.2f round trips per object, want 1 ±0.3 (available %v %s)", r.Strategy, got, r.Available, r.Reason)
 		}
 	}
 }
