@@ -103,6 +103,11 @@ func TestLabCheckJSON(t *testing.T) {
 				RTTs     float64 `json:"rtts"`
 				Measured int64   `json:"measured"`
 				Pass     bool    `json:"pass"`
+				Clients  []struct {
+					Client   string `json:"client"`
+					Measured int64  `json:"measured"`
+					Pass     bool   `json:"pass"`
+				} `json:"clients"`
 			} `json:"rows"`
 		} `json:"lab_check"`
 	}
@@ -123,8 +128,32 @@ func TestLabCheckJSON(t *testing.T) {
 			if r.Phase == "tls" && mode.TLS == "plain HTTP" && r.Measured != 0 {
 				t.Errorf("plain HTTP has a TLS phase of %v", time.Duration(r.Measured))
 			}
+			// Every row through the raw request and each provider's SDK;
+			// the row passes only when all of them do.
+			var names []string
+			pass := true
+			for _, c := range r.Clients {
+				names = append(names, c.Client)
+				pass = pass && c.Pass
+				// An SDK whose upload does not wait shows 0 here.
+				if r.Phase == "wait100" && time.Duration(c.Measured) < 30*time.Millisecond {
+					t.Errorf("%s %s through %s: wait100 %v over a 40ms link", mode.TLS, r.Case, c.Client, time.Duration(c.Measured))
+				}
+			}
+			if want := strings.Join(append([]string{"raw http"}, sdkNames(t)...), ","); strings.Join(names, ",") != want || pass != r.Pass {
+				t.Errorf("%s %s %s: clients %v (pass %v, row pass %v), want %s", mode.TLS, r.Case, r.Phase, names, pass, r.Pass, want)
+			}
 		}
 	}
+}
+
+// sdkNames are the SDK clients lab check measures on this machine.
+func sdkNames(t *testing.T) []string {
+	var out []string
+	for _, api := range cliAPIs(t) {
+		out = append(out, api+" sdk")
+	}
+	return out
 }
 
 func TestLabCheckText(t *testing.T) {

@@ -76,7 +76,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	f.targetFlags.register(fl)
 	f.saveFlags.register(fl)
 	fl.StringVar(&f.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2, h2c on plain HTTP)")
-	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads (costs one round trip)")
+	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one round trip, wait100; without it the SDK's own default applies, see expect sent/waited)")
 	fl.StringVar(&f.workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
 	fl.IntVar(&f.objects, "objects", d.PoolObjects, "latency: objects in the GET pool")
 	fl.StringVar(&f.objectSize, "object-size", units.FormatSize(d.PoolSize), "latency: size of each pool object")

@@ -77,7 +77,7 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
 	fl.IntVar(&f.objects, "objects", 50, "objects per strategy")
 	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (seed 003: 50 empty and 75 small files)")
 	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
-	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads (one more round trip each)")
+	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
 	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
 	fl.StringVar(&f.keysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
 	fl.BoolVar(&f.jsonOut, "json", false, `print {"schema": "objbench/v1", "strategies": [...]}`)

@@ -20,6 +20,8 @@ func FromSummary(workload, op string, size int64, concurrency int, strategy stri
 		AggregateMBps:  s.AggregateMBps,
 		PhasesMs:       phases(s.Phases),
 		ReusedFraction: s.ReusedFraction,
+		ExpectSent:     s.ExpectSent,
+		ExpectWaited:   s.ExpectWaited,
 		FirstRequest:   group(s.First),
 		LaterRequests:  group(s.Later),
 	}

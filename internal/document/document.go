@@ -148,6 +148,12 @@ type Result struct {
 	AggregateMBps  float64              `json:"aggregate_mb_per_s"`
 	PhasesMs       map[string]PhaseDist `json:"phases_ms"`
 	ReusedFraction float64              `json:"reused_fraction"`
-	FirstRequest   Group                `json:"first_request"`
-	LaterRequests  Group                `json:"later_requests"`
+	// ExpectSent is the fraction of operations whose requests carried
+	// "Expect: 100-continue" (--expect-continue, or the SDK's own);
+	// ExpectWaited, of those whose client held the body for "100
+	// Continue". Sent but not waited is an SDK's header that saves nothing.
+	ExpectSent    float64 `json:"expect_sent"`
+	ExpectWaited  float64 `json:"expect_waited"`
+	FirstRequest  Group   `json:"first_request"`
+	LaterRequests Group   `json:"later_requests"`
 }

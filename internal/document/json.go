@@ -52,6 +52,7 @@ func (d *Document) finite() Doc {
 		r.AggregateMBps = Finite(r.AggregateMBps)
 		r.PhasesMs = cleanPhases(r.PhasesMs)
 		r.ReusedFraction = Finite(r.ReusedFraction)
+		r.ExpectSent, r.ExpectWaited = Finite(r.ExpectSent), Finite(r.ExpectWaited)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
 		c.Results[i] = r
 	}

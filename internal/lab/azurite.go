@@ -115,6 +115,7 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 		scheme = "https"
 	}
 	ep.url = scheme + "://" + public + "/" + azuriteAccount
+	ep.direct = scheme + "://" + upstream + "/" + azuriteAccount
 	return ep, nil
 }
 

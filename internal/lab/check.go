@@ -5,7 +5,6 @@ import (
 
 	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,7 +27,12 @@ type CheckRow struct {
 	Expected  time.Duration `json:"expected"`
 	Measured  time.Duration `json:"measured"`
 	Tolerance time.Duration `json:"tolerance"`
-	Pass      bool          `json:"pass"`
+	// Pass is true when the raw request and every client passed.
+	Pass bool `json:"pass"`
+	// Clients are the measures of each client: the raw net/http request
+	// (RawClient, the fields above), then each provider's SDK (with
+	// CheckOptions.Open).
+	Clients []ClientCheck `json:"clients,omitempty"`
 }
 
 // CheckOptions tune Check.
@@ -42,6 +46,10 @@ type CheckOptions struct {
 	// BandwidthSize is the object size for the bandwidth case; default
 	// about one second's worth, between 1 and 32 MiB.
 	BandwidthSize int64
+	// Open, when set, opens each provider's own client: every served API
+	// (s3, gcs, azure) then measures every row through its SDK too, so that
+	// what the check proves is what a run through that SDK measures.
+	Open OpenBackend
 }
 
 // Check measures fresh and reused connections through the lab's s3 (or gcs)
@@ -62,7 +70,6 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	if ep == nil || api == "azure" {
 		return nil, fmt.Errorf("lab check runs on the s3 or gcs endpoint, and %q is not served", api)
 	}
-	rtt := l.link.RTT
 	newTransport := func(s nettrace.Strategy, expect bool) *nettrace.Transport {
 		return nettrace.NewTransport(nettrace.Config{Strategy: s, ExpectContinue: expect, TLS: l.ClientTLS(),
 			HandshakeDelay: l.HandshakeDelay(), Timeout: 30 * time.Second})
@@ -85,22 +92,11 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	}
 	var rows []CheckRow
 	for i, m := range measured {
-		base := baseline[i].got
-		switch {
-		case ep.direct == ep.url:
-			// No link to bypass: the model's service time is all there is.
-			base = 0
-			if m.phase == "wait" || m.phase == "ttfb" || m.phase == "wait100" {
-				base = l.cfg.ServiceTime
-			}
-		case m.phase == "connect":
-			base = 0 // a direct loopback connect is the link's job to delay, not a cost
-		}
-		want := time.Duration(m.rtts*float64(rtt)) + base
-		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack + l.link.Jitter
-		d := m.got - want
+		base := l.baseFor(m, baseline[i].got, ep.direct != ep.url)
+		want, tol, pass := l.judge(m, base, o)
 		rows = append(rows, CheckRow{Case: m.name, Phase: m.phase, RTTs: m.rtts, Baseline: base, Expected: want,
-			Measured: m.got, Tolerance: tol, Pass: d <= tol && -d <= tol})
+			Measured: m.got, Tolerance: tol, Pass: pass,
+			Clients: []ClientCheck{{Client: RawClient, Baseline: base, Expected: want, Measured: m.got, Tolerance: tol, Pass: pass}}})
 	}
 	pooled := newTransport(nettrace.Pooled, false)
 	defer pooled.CloseIdleConnections()
@@ -109,8 +105,9 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	}
 
 	// A capped link: the body takes size/bandwidth beyond its first byte.
+	var size int64
 	if bw := l.link.Bandwidth; bw > 0 {
-		size := o.BandwidthSize
+		size = o.BandwidthSize
 		if size <= 0 {
 			size = min(max(bw/8, 1<<20), 32<<20) // about a second's worth
 		}
@@ -127,8 +124,13 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		want := time.Duration(float64(size*8) / float64(bw) * float64(time.Second))
 		got := median(ss, phase(nettrace.Recv))
 		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack
+		pass := (got-want) <= tol && (want-got) <= tol
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("%s GET at %s", fmtBytes(size), FormatBandwidth(bw)), Phase: "recv",
-			Expected: want, Measured: got, Tolerance: tol, Pass: (got-want) <= tol && (want-got) <= tol})
+			Expected: want, Measured: got, Tolerance: tol, Pass: pass,
+			Clients: []ClientCheck{{Client: RawClient, Expected: want, Measured: got, Tolerance: tol, Pass: pass}}})
+	}
+	if err := l.checkClients(ctx, rows, o, size, newTransport); err != nil {
+		return nil, err
 	}
 	return rows, nil
 }
@@ -241,13 +243,7 @@ type caseResult struct {
 // measureCases measures the fresh, reused and 100-continue cases at base.
 func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n int,
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) ([]caseResult, error) {
-	tlsRTTs := 0.0
-	if l.ca != nil {
-		tlsRTTs = 1
-		if l.cfg.TLSVersion == tls.VersionTLS12 {
-			tlsRTTs = 2
-		}
-	}
+	tlsRTTs := l.tlsRTTs()
 	var out []caseResult
 	add := func(name, phase string, rtts float64, got time.Duration) {
 		out = append(out, caseResult{name, phase, rtts, got})

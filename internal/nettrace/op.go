@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"sync"
 	"time"
 )
@@ -54,6 +55,8 @@ func (o *Op) Finish() Sample {
 		if i == 0 {
 			s.Reused, s.WasIdle, s.IdleTime = ex.reused, ex.wasIdle, ex.idleTime
 		}
+		s.ExpectSent = s.ExpectSent || ex.expectSent
+		s.ExpectWaited = s.ExpectWaited || !ex.wait100.IsZero()
 		if i == len(exs)-1 {
 			s.FirstByte = ex.firstByte
 			s.Status = ex.status
@@ -89,13 +92,26 @@ type exchange struct {
 	bytes               int64
 	err                 error
 	reconnects          int
+	// expectSent: the request went out with "Expect: 100-continue";
+	// whether the client then held the body is wait100 being set.
+	expectSent bool
+	// interim is when the last 1xx response (a 100 Continue the client
+	// waited for or not) was read.
+	interim time.Time
 }
 
 func (ex *exchange) clientTrace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
-		GotConn:              ex.onGotConn,
-		Wait100Continue:      func() { ex.mark(&ex.wait100) },
-		Got100Continue:       func() { ex.mark(&ex.got100) },
+		GotConn:         ex.onGotConn,
+		Wait100Continue: func() { ex.mark(&ex.wait100) },
+		Got100Continue: func() {
+			ex.mark(&ex.got100)
+			ex.markInterim()
+		},
+		Got1xxResponse: func(int, textproto.MIMEHeader) error {
+			ex.markInterim()
+			return nil
+		},
 		WroteRequest:         func(httptrace.WroteRequestInfo) { ex.mark(&ex.wroteRequest) },
 		GotFirstResponseByte: func() { ex.mark(&ex.firstByte) },
 	}
@@ -108,6 +124,15 @@ func (ex *exchange) mark(t *time.Time) {
 	if t.IsZero() {
 		*t = now
 	}
+	ex.mu.Unlock()
+}
+
+// markInterim records that a 1xx response was read: the first response
+// byte seen so far was not the final response's.
+func (ex *exchange) markInterim() {
+	now := time.Now()
+	ex.mu.Lock()
+	ex.interim = now
 	ex.mu.Unlock()
 }
 
@@ -150,9 +175,9 @@ func (ex *exchange) gotResponse(resp *http.Response) {
 	ex.status = resp.StatusCode
 	ex.proto = protoName(resp)
 	// GotFirstResponseByte fires on the first byte of any response,
-	// including an interim "100 Continue": the final response's first
-	// byte is then the time its headers arrived.
-	if ex.firstByte.IsZero() || (!ex.got100.IsZero() && !ex.firstByte.After(ex.got100)) {
+	// including an interim "100 Continue" (waited for or not): the final
+	// response's first byte is then the time its headers arrived.
+	if ex.firstByte.IsZero() || (!ex.interim.IsZero() && !ex.firstByte.After(ex.interim)) {
 		ex.firstByte = now
 	}
 	ex.mu.Unlock()

@@ -68,6 +68,12 @@ type Sample struct {
 	// server while idle) that the transport replaced without an error.
 	Reconnects int `json:"reconnects"`
 
+	// ExpectSent: a request of the operation carried "Expect:
+	// 100-continue" (objbench's --expect-continue, or the SDK's own);
+	// ExpectWaited: the client then held the body for "100 Continue".
+	ExpectSent   bool `json:"expect_sent,omitempty"`
+	ExpectWaited bool `json:"expect_waited,omitempty"`
+
 	// Connection facts of the first exchange.
 	Reused   bool          `json:"reused"`
 	WasIdle  bool          `json:"was_idle"`

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"time"
 )
 
@@ -35,7 +36,14 @@ func ParseStrategy(s string) (Strategy, error) {
 // Config sets up a Transport.
 type Config struct {
 	Strategy Strategy
-	// ExpectContinue adds "Expect: 100-continue" to requests with a body.
+	// ExpectContinue adds "Expect: 100-continue" to every request with a
+	// body and makes the transport hold the body until "100 Continue" (or
+	// Timeout): one round trip, the wait100 phase, whichever SDK built the
+	// request. Without it, a header an SDK adds itself is sent as the SDK
+	// sends it and honoured as Go's transport honours it for that request
+	// (aws-sdk-go-v2's requests lack a protocol version, so HTTP/1.1 sends
+	// the body at once), with the 1 s ExpectContinueTimeout every SDK's own
+	// default transport has: what a plain Go program with the SDK gets.
 	ExpectContinue bool
 	// TLS is the client TLS configuration (root CAs, versions); nil means
 	// the system roots.
@@ -90,6 +98,8 @@ func NewTransport(cfg Config) *Transport {
 	}
 	if cfg.ExpectContinue {
 		base.ExpectContinueTimeout = cfg.Timeout
+	} else {
+		base.ExpectContinueTimeout = sdkExpectContinueTimeout
 	}
 	switch cfg.Strategy {
 	case Fresh:
@@ -135,12 +145,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ex := &exchange{start: time.Now()}
 	ctx := httptrace.WithClientTrace(req.Context(), ex.clientTrace())
-	if t.cfg.ExpectContinue && req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
+	if t.cfg.ExpectContinue && hasBody(req) {
 		req = req.Clone(ctx)
 		req.Header.Set("Expect", "100-continue")
+		// Go's HTTP/1.1 transport waits for 100 Continue only when
+		// req.ProtoAtLeast(1, 1), and smithy-go (aws-sdk-go-v2) builds
+		// its requests with no protocol version at all.
+		if !req.ProtoAtLeast(1, 1) {
+			req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
+		}
 	} else {
 		req = req.WithContext(ctx)
 	}
+	ex.expectSent = hasBody(req) && expectsContinue(req.Header)
 	op.add(ex)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -150,6 +167,29 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex.gotResponse(resp)
 	resp.Body = &tracedBody{rc: resp.Body, ex: ex}
 	return resp, nil
+}
+
+// sdkExpectContinueTimeout is the ExpectContinueTimeout of the default
+// transports of aws-sdk-go-v2, azcore and google.golang.org/api alike.
+const sdkExpectContinueTimeout = time.Second
+
+// hasBody reports whether req sends a body. A client request's
+// ContentLength of 0 with a body means "unknown" (a chunked stream, as the
+// GCS writer sends), not "empty".
+func hasBody(req *http.Request) bool {
+	return req.Body != nil && req.Body != http.NoBody
+}
+
+// expectsContinue reports whether h asks for "100 Continue".
+func expectsContinue(h http.Header) bool {
+	for _, v := range h.Values("Expect") {
+		for tok := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "100-continue") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tracedBody marks the end of the recv phase when the body is fully read.

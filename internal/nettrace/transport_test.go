@@ -209,6 +209,95 @@ func TestExpectContinue(t *testing.T) {
 	}
 }
 
+// TestExpectContinueWhateverBuiltTheRequest: with ExpectContinue, the body
+// waits for 100 Continue whatever shape the SDK gave the request (smithy-go
+// sets no protocol version, the GCS writer streams a body of unknown
+// length), over HTTP/1.1 and h2c. Without it, an SDK's own header is sent
+// as built: a request with no protocol version does not wait on HTTP/1.1
+// (aws-sdk-go-v2's Expect on large PUTs), one from http.NewRequest does.
+func TestExpectContinueWhateverBuiltTheRequest(t *testing.T) {
+	t.Parallel()
+	const delay = 25 * time.Millisecond
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetUnencryptedHTTP2(true)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay) // the server decides before it asks for the body
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(200)
+	}))
+	srv.Config.Protocols = &protos
+	srv.Start()
+	t.Cleanup(srv.Close)
+	body := make([]byte, 64<<10)
+	tests := []struct {
+		name         string
+		strategy     Strategy
+		flag         bool
+		sdkExpect    bool // the SDK set the header itself
+		noProto      bool // as smithy-go builds it
+		unknownLen   bool // as the GCS writer streams it
+		wantSent     bool
+		wantWaited   bool
+		wantProtocol string
+	}{
+		{"flag, net/http request", Pooled, true, false, false, false, true, true, "http/1.1"},
+		{"flag, no protocol version", Pooled, true, false, true, false, true, true, "http/1.1"},
+		{"flag, unknown length", Pooled, true, false, false, true, true, true, "http/1.1"},
+		{"flag, no protocol version, h2c", H2, true, false, true, false, true, true, "h2"},
+		{"flag, unknown length, h2c", H2, true, false, false, true, true, true, "h2"},
+		{"no flag, no header", Pooled, false, false, false, false, false, false, "http/1.1"},
+		{"no flag, SDK header, no protocol version", Pooled, false, true, true, false, true, false, "http/1.1"},
+		{"no flag, SDK header, net/http request", Pooled, false, true, false, false, true, true, "http/1.1"},
+		{"no flag, SDK header, no protocol version, h2c", H2, false, true, true, false, true, true, "h2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := NewTransport(Config{Strategy: tc.strategy, ExpectContinue: tc.flag})
+			defer tr.CloseIdleConnections()
+			ctx, op := Begin(context.Background())
+			var rd io.Reader = bytes.NewReader(body)
+			if tc.unknownLen {
+				rd = io.MultiReader(rd) // no length for NewRequest to find
+			}
+			req, err := http.NewRequestWithContext(ctx, "PUT", srv.URL, rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.noProto {
+				req.Proto, req.ProtoMajor, req.ProtoMinor = "", 0, 0
+			}
+			if tc.sdkExpect {
+				req.Header.Set("Expect", "100-continue")
+			}
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			s := op.Finish()
+			if s.ExpectSent != tc.wantSent || s.ExpectWaited != tc.wantWaited || s.Proto != tc.wantProtocol || s.Status != 200 {
+				t.Errorf("sent %v waited %v proto %s status %d, want sent %v waited %v proto %s", s.ExpectSent, s.ExpectWaited,
+					s.Proto, s.Status, tc.wantSent, tc.wantWaited, tc.wantProtocol)
+			}
+			if tc.wantWaited && s.Phases[Wait100] < delay {
+				t.Errorf("wait100 = %v, want at least the server's %v", s.Phases[Wait100], delay)
+			}
+			if !tc.wantWaited && s.Phases[Wait100] != 0 {
+				t.Errorf("wait100 = %v, want 0", s.Phases[Wait100])
+			}
+			// The final response's first byte, not the 100 Continue's. (On
+			// h2, WroteRequest may fire after the response under load, and
+			// wait is then 0: the hooks run on different goroutines.)
+			if (s.Phases[Wait] <= 0 && tc.strategy != H2) || s.TTFB() < delay {
+				t.Errorf("wait %v ttfb %v: the first byte must be the final response's", s.Phases[Wait], s.TTFB())
+			}
+		})
+	}
+}
+
 func TestRetriesCounted(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

@@ -218,8 +218,15 @@ func workloadTables(w io.Writer, wl string, steps []document.Result, heading fun
 		row("requests/op", func(r document.Result) string { return cell(r.Count, r.RequestsPerOp) }),
 		row("retries", func(r document.Result) string { return strconv.FormatInt(r.Retries, 10) }),
 		row("reconnects", func(r document.Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
-		row("wall s", func(r document.Result) string { return num(document.Finite(r.WallS)) }),
 	)
+	// Whether "Expect: 100-continue" went out, and whether the client
+	// waited for it: an SDK can send the header and not wait.
+	if slices.ContainsFunc(steps, func(r document.Result) bool { return r.ExpectSent > 0 }) {
+		rows = append(rows,
+			row("expect sent", func(r document.Result) string { return fraction(r.Count, r.ExpectSent) }),
+			row("expect waited", func(r document.Result) string { return fraction(r.Count, r.ExpectWaited) }))
+	}
+	rows = append(rows, row("wall s", func(r document.Result) string { return num(document.Finite(r.WallS)) }))
 	table(w, [][]string{heads}, rows)
 }
 
@@ -268,6 +275,14 @@ func phaseTable(w io.Writer, wl string, steps []document.Result, heading func(do
 	})
 	both("count", func(g document.Group) string { return strconv.FormatInt(g.Count, 10) })
 	table(w, [][]string{names, kinds}, rows)
+}
+
+// fraction prints v with two decimals, or "-" when no request succeeded.
+func fraction(count int64, v float64) string {
+	if count == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(document.Finite(v), 'f', 2, 64)
 }
 
 // cell prints v, or "-" when no request succeeded.

@@ -229,6 +229,8 @@ type Recorder struct {
 	requests      int64
 	bytes         int64
 	reconnects    int64
+	// Successful samples that sent Expect: 100-continue, and that waited.
+	expectSent, expectWaited int64
 }
 
 // NewRecorder returns an empty Recorder.
@@ -254,6 +256,12 @@ func (r *Recorder) Add(s *nettrace.Sample) {
 	r.requests += int64(s.Requests)
 	r.bytes += max(s.Size, s.Bytes)
 	r.reconnects += int64(s.Reconnects)
+	if s.ExpectSent {
+		r.expectSent++
+	}
+	if s.ExpectWaited {
+		r.expectWaited++
+	}
 	if s.Seq > 0 && !s.Reused {
 		r.reconnects++ // a later request that had to open a connection
 	}
@@ -276,6 +284,8 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.requests += o.requests
 	r.bytes += o.bytes
 	r.reconnects += o.reconnects
+	r.expectSent += o.expectSent
+	r.expectWaited += o.expectWaited
 }
 
 // ByteSize estimates the Recorder's memory in bytes: its histograms' counts
@@ -302,6 +312,8 @@ func (r *Recorder) Summarize(size int64, wall time.Duration) Summary {
 		TTFB:           dist(all.ttfb),
 		Total:          dist(all.total),
 		ReusedFraction: frac(all.reused, all.count),
+		ExpectSent:     frac(r.expectSent, all.count),
+		ExpectWaited:   frac(r.expectWaited, all.count),
 		First:          r.first.summary(),
 		Later:          r.later.summary(),
 	}

@@ -53,6 +53,11 @@ type Summary struct {
 	MBps           Throughput               `json:"mb_per_s"`
 	AggregateMBps  float64                  `json:"aggregate_mb_per_s"` // all bytes over the step's wall time
 	ReusedFraction float64                  `json:"reused_fraction"`
-	First          Group                    `json:"first"`
-	Later          Group                    `json:"later"`
+	// ExpectSent is the fraction of successful operations that sent
+	// "Expect: 100-continue"; ExpectWaited, of those whose client then
+	// held the body for "100 Continue".
+	ExpectSent   float64 `json:"expect_sent"`
+	ExpectWaited float64 `json:"expect_waited"`
+	First        Group   `json:"first"`
+	Later        Group   `json:"later"`
 }

@@ -40,8 +40,12 @@ var _ storage.Backend = (*Backend)(nil)
 
 // New returns a client of t.Bucket. Credentials come from o.Credentials when
 // set (the lab, tests), else from the AWS default chain; the checksum
-// settings are "when required" so that S3-compatible servers work, and the
-// SDK never adds Expect: 100-continue (the transport decides).
+// settings are "when required" so that S3-compatible servers work. The
+// SDK's own Expect: 100-continue (PutObject and UploadPart over 2 MB) is
+// left as the SDK sends it, so that results show what it does: over
+// HTTP/1.1 the body follows the header at once, since smithy-go's requests
+// carry no protocol version and Go's transport then does not wait. The
+// transport's ExpectContinue makes every upload wait.
 func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, error) {
 	if o.HTTPClient == nil {
 		return nil, errors.New("s3: no HTTP client")
@@ -94,7 +98,6 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		}
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
-		so.ContinueHeaderThresholdBytes = -1
 	})
 	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
 }

@@ -1,0 +1,137 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/storage/providers"
+)
+
+// labAPIs are the APIs a test can serve: Azure only with azurite-blob.
+func labAPIs(t *testing.T) []string {
+	t.Helper()
+	if _, err := exec.LookPath("azurite-blob"); err != nil {
+		t.Log("no azurite-blob on PATH: the Azure SDK is not tested")
+		return []string{"s3", "gcs"}
+	}
+	return []string{"s3", "gcs", "azure"}
+}
+
+// TestExpectContinueThroughEverySDK: through each provider's own SDK, a
+// 1 MiB PUT with ExpectContinue at 40 ms waits one round trip in wait100
+// (±15%) and takes one round trip longer in total than without it, over
+// HTTP/1.1 and HTTP/2.
+func TestExpectContinueThroughEverySDK(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	rtt := 40 * time.Millisecond
+	apis := labAPIs(t)
+	l := startLab(t, Config{RTT: &rtt, APIs: apis})
+	ctx := context.Background()
+	const n = 7
+	body := make([]byte, 1<<20)
+	// client opens api's SDK on a warm connection, with or without Expect.
+	client := func(t *testing.T, api string, conn nettrace.Strategy, expect bool) storage.Backend {
+		t.Helper()
+		tr := nettrace.NewTransport(nettrace.Config{Strategy: conn, ExpectContinue: expect, HandshakeDelay: l.HandshakeDelay()})
+		t.Cleanup(tr.CloseIdleConnections)
+		b, err := providers.Open(ctx, l.Target(api), storage.Options{Endpoint: l.Endpoint(api), Credentials: l.Credentials(api),
+			HTTPClient: tr.Client(), MaxAttempts: 1, Upload: storage.UploadSingle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		if api == "azure" {
+			_ = b.CreateBucket(ctx) // Azurite starts empty; a second create fails harmlessly
+		}
+		if err := b.Put(ctx, "expect/warm", bytes.NewReader(body), int64(len(body))); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	put := func(t *testing.T, b storage.Backend) nettrace.Sample {
+		t.Helper()
+		octx, op := nettrace.Begin(ctx)
+		err := b.Put(octx, "expect/1m", bytes.NewReader(body), int64(len(body)))
+		s := op.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Requests != 1 {
+			t.Fatalf("%d requests for one PUT", s.Requests)
+		}
+		return s
+	}
+	// measure alternates PUTs with and without Expect, so that the load of
+	// a shared machine weighs on both alike, and returns the median wait100
+	// with Expect and how much longer the fastest PUT with Expect took than
+	// the fastest without: a loaded machine only ever adds time.
+	measure := func(t *testing.T, with, without storage.Backend) (wait100, extra time.Duration, waited, waited0 int, w0 time.Duration) {
+		t.Helper()
+		var w []time.Duration
+		var fastest, fastest0 time.Duration
+		for range n {
+			a, b := put(t, with), put(t, without)
+			if a.ExpectWaited {
+				waited++
+			}
+			if b.ExpectWaited {
+				waited0++
+			}
+			w0 = max(w0, b.Phases[nettrace.Wait100])
+			w = append(w, a.Phases[nettrace.Wait100])
+			if fastest == 0 || a.Total() < fastest {
+				fastest = a.Total()
+			}
+			if fastest0 == 0 || b.Total() < fastest0 {
+				fastest0 = b.Total()
+			}
+		}
+		slices.Sort(w)
+		return w[n/2], fastest - fastest0, waited, waited0, w0
+	}
+	// wait100 within 15% plus 3 ms; the total's difference within 15% plus 5 ms.
+	within := func(got, want, slack time.Duration) bool {
+		tol := want*15/100 + slack
+		return got >= want-tol && got <= want+tol
+	}
+	for _, api := range apis {
+		for _, conn := range []nettrace.Strategy{nettrace.Pooled, nettrace.H2} {
+			if api == "azure" && conn == nettrace.H2 {
+				continue // Azurite speaks HTTP/1.1 only
+			}
+			t.Run(api+"/"+string(conn), func(t *testing.T) {
+				// Not parallel: a timing test measures alone. A shared, noisy
+				// machine gets three tries; the test fails only if all miss.
+				var msg string
+				with, without := client(t, api, conn, true), client(t, api, conn, false)
+				for try := range 3 {
+					w100, extra, waited, waited0, w0 := measure(t, with, without)
+					t.Logf("try %d: wait100 %v with Expect (%d/%d waited), total %v longer than without (%d waited, wait100 %v)",
+						try+1, w100, waited, n, extra, waited0, w0)
+					switch {
+					case waited != n || waited0 != 0 || w0 != 0:
+						t.Fatalf("waited %d of %d with Expect, %d without (wait100 %v)", waited, n, waited0, w0)
+					case !within(w100, rtt, 3*time.Millisecond):
+						msg = "wait100 " + w100.String() + ", want one round trip " + rtt.String() + " ±15%"
+					case !within(extra, rtt, 5*time.Millisecond):
+						msg = "total " + extra.String() + " longer with Expect: want one round trip more"
+					default:
+						return
+					}
+				}
+				t.Error(msg)
+			})
+		}
+	}
+}
