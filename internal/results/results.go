@@ -81,10 +81,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("results database %s: %w", path, err)
 	}
+	// A writer waits up to a minute for another process's save (a loaded
+	// machine stretched 10 s waits into SQLITE_BUSY).
 	// Reads through mmap: listing 10,000 runs made a thousand pread
 	// calls and page copies otherwise (bench/runs-query.sh). The file is
 	// never truncated (no VACUUM), so mmap's one hazard does not arise.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)" +
+	dsn := "file:" + path + "?_pragma=busy_timeout(60000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)" +
 		// Writers take the lock when they begin, so that a second process
 		// waits (busy_timeout) instead of failing to upgrade a read.
 		"&_txlock=immediate"
