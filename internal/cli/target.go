@@ -129,7 +129,7 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 		}
 		e.target, e.endpoint, e.labInfo = e.lab.Target(api), e.lab.Endpoint(api), e.lab.Info(api)
 		e.sopts.Endpoint, e.sopts.Credentials, e.sopts.Region = e.endpoint, e.lab.Credentials(api), "us-east-1"
-		e.tcfg.TLS, e.tcfg.HandshakeDelay = e.lab.ClientTLS(), e.lab.HandshakeDelay()
+		e.tcfg.TLS, e.tcfg.Dial, e.tcfg.Resolver = e.lab.ClientTLS(), e.lab.Dial, e.lab.Resolver()
 		createBucket = true // the lab's Azurite starts empty
 	} else {
 		if ch := tf.lab.changed(fs); len(ch) > 0 {

@@ -63,7 +63,7 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	rtt := l.link.RTT
 	newTransport := func(s nettrace.Strategy, expect bool) *nettrace.Transport {
 		return nettrace.NewTransport(nettrace.Config{Strategy: s, ExpectContinue: expect, TLS: l.ClientTLS(),
-			HandshakeDelay: l.HandshakeDelay(), Timeout: 30 * time.Second})
+			Dial: l.Dial, Resolver: l.Resolver(), Timeout: 30 * time.Second})
 	}
 	urls := objectURLs(api, ep.url)
 	setup := newTransport(nettrace.Pooled, false)

@@ -1,6 +1,7 @@
 package nettrace
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -43,9 +44,9 @@ type Config struct {
 	// Timeout bounds dialing, the TLS handshake and waiting for response
 	// headers. Zero means 30 s.
 	Timeout time.Duration
-	// HandshakeDelay, when set, is added to every new TCP connection before
-	// it is used: the lab's emulated SYN/SYN-ACK round trip.
-	HandshakeDelay func(addr string) time.Duration
+	// Dial, when set, opens TCP connections instead of the system's dialer
+	// (the lab dials into its emulated network); connect is the time it takes.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Resolver for host names; nil means net.DefaultResolver.
 	Resolver *net.Resolver
 }
@@ -72,7 +73,7 @@ func NewTransport(cfg Config) *Transport {
 	d := &dialer{
 		timeout:        cfg.Timeout,
 		resolver:       cfg.Resolver,
-		handshakeDelay: cfg.HandshakeDelay,
+		dialFunc:       cfg.Dial,
 		tlsConfig:      tlsCfg,
 	}
 	if d.resolver == nil {

@@ -1,0 +1,129 @@
+package netem
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var lastServer atomic.Pointer[Conn]
+
+// serve answers each 8-byte request with that many bytes.
+func serve(t testing.TB, n *Network, port int) {
+	ln, err := n.Listen(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			lastServer.Store(c.(*Conn))
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 256<<10)
+				var req [8]byte
+				for {
+					if _, err := io.ReadFull(c, req[:]); err != nil {
+						return
+					}
+					left := int64(binary.BigEndian.Uint64(req[:]))
+					for left > 0 {
+						k, err := c.Write(buf[:min(left, int64(len(buf)))])
+						if err != nil {
+							return
+						}
+						left -= int64(k)
+					}
+				}
+			}()
+		}
+	}()
+}
+
+func get(t testing.TB, c net.Conn, size int64) time.Duration {
+	start := time.Now()
+	var req [8]byte
+	binary.BigEndian.PutUint64(req[:], uint64(size))
+	if _, err := c.Write(req[:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.CopyN(io.Discard, c, size); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+func newNet(t testing.TB, rtt time.Duration, rate int64, loss float64) *Network {
+	p := Path{Delay: rtt / 2, Rate: rate, Loss: loss}
+	n, err := New(Config{Up: p, Down: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Close)
+	return n
+}
+
+func TestSlowStartRounds(t *testing.T) {
+	rtt := 80 * time.Millisecond
+	n := newNet(t, rtt, 1e9, 0)
+	serve(t, n, 80)
+	for _, size := range []int64{1 << 20, 4 << 20} {
+		start := time.Now()
+		c, err := n.Dial(context.Background(), 80)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connect := time.Since(start)
+		cold := get(t, c, size)
+		warm := get(t, c, size)
+		c.Close()
+		t.Logf("%d MiB: connect %.2f RTT, cold %.2f RTT, warm %.2f RTT", size>>20,
+			float64(connect)/float64(rtt), float64(cold)/float64(rtt), float64(warm)/float64(rtt))
+	}
+}
+
+func BenchmarkThroughput(b *testing.B) {
+	n := newNet(b, 2*time.Millisecond, 0, 0)
+	serve(b, n, 80)
+	c, err := n.Dial(context.Background(), 80)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	get(b, c, 1<<20)
+	const size = 32 << 20
+	b.SetBytes(size)
+	for b.Loop() {
+		get(b, c, size)
+	}
+}
+
+func BenchmarkThroughputRTT(b *testing.B) {
+	for _, rtt := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
+		b.Run(rtt.String(), func(b *testing.B) {
+			n := newNet(b, rtt, 0, 0)
+			serve(b, n, 80)
+			c, err := n.Dial(context.Background(), 80)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			get(b, c, 8<<20)
+			const size = 32 << 20
+			b.SetBytes(size)
+			for b.Loop() {
+				get(b, c, size)
+			}
+			up, down := n.Stats()
+			b.Logf("up %+v down %+v client %+v server %+v %s", up, down, c.Info(), lastServer.Load().Info(), n.debug())
+		})
+	}
+}
