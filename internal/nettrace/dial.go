@@ -39,11 +39,11 @@ func (c *tracedConn) take() (connTiming, bool) {
 
 // dialer opens TCP (and TLS) connections, timing DNS, connect and TLS itself.
 type dialer struct {
-	timeout        time.Duration
-	resolver       *net.Resolver
-	dialFunc       func(ctx context.Context, network, addr string) (net.Conn, error)
-	tlsConfig      *tls.Config
-	conns, tlsHS   atomic.Int64
+	timeout      time.Duration
+	resolver     *net.Resolver
+	dialFunc     func(ctx context.Context, network, addr string) (net.Conn, error)
+	tlsConfig    *tls.Config
+	conns, tlsHS atomic.Int64
 }
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (*tracedConn, error) {

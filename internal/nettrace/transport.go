@@ -71,10 +71,10 @@ func NewTransport(cfg Config) *Transport {
 		tlsCfg = cfg.TLS.Clone()
 	}
 	d := &dialer{
-		timeout:        cfg.Timeout,
-		resolver:       cfg.Resolver,
-		dialFunc:       cfg.Dial,
-		tlsConfig:      tlsCfg,
+		timeout:   cfg.Timeout,
+		resolver:  cfg.Resolver,
+		dialFunc:  cfg.Dial,
+		tlsConfig: tlsCfg,
 	}
 	if d.resolver == nil {
 		d.resolver = net.DefaultResolver

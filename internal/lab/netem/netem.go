@@ -53,6 +53,12 @@ type Buffers struct {
 // 4096 131072 6291456, tcp_wmem 4096 16384 4194304).
 var LinuxBuffers = Buffers{RecvDefault: 128 << 10, RecvMax: 6 << 20, SendDefault: 16 << 10, SendMax: 4 << 20}
 
+// The stacks run CUBIC, Linux's default. Loss recovery is SACK-based
+// without RACK: measured at 40 ms and 100 Mbit behind a one-BDP drop-tail
+// queue, gVisor's RACK turned slow start's overshoot into long recoveries
+// (35% of the link against 76% without it).
+var recoveryOpt, ccOpt = 0, "cubic"
+
 // Config is the whole network.
 type Config struct {
 	// Up is client to server, Down server to client.
@@ -147,8 +153,9 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	}
 	sack := tcpip.TCPSACKEnabled(true)
 	moderate := tcpip.TCPModerateReceiveBufferOption(true)
-	cc := tcpip.CongestionControlOption("reno")
-	opts = append(opts, &sack, &moderate, &cc)
+	cc := tcpip.CongestionControlOption(ccOpt)
+	rec := tcpip.TCPRecovery(recoveryOpt)
+	opts = append(opts, &sack, &moderate, &cc, &rec)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -3,8 +3,11 @@ package netem
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,6 +110,9 @@ func BenchmarkThroughput(b *testing.B) {
 }
 
 func BenchmarkThroughputRTT(b *testing.B) {
+	if v := os.Getenv("NETEM_CC"); v != "" {
+		ccOpt = v
+	}
 	for _, rtt := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
 		b.Run(rtt.String(), func(b *testing.B) {
 			n := newNet(b, rtt, 0, 0)
@@ -125,5 +131,37 @@ func BenchmarkThroughputRTT(b *testing.B) {
 			up, down := n.Stats()
 			b.Logf("up %+v down %+v client %+v server %+v %s", up, down, c.Info(), lastServer.Load().Info(), n.debug())
 		})
+	}
+}
+
+func TestRateLimited(t *testing.T) {
+	if v := os.Getenv("NETEM_CC"); v != "" {
+		ccOpt = v
+	}
+	if v := os.Getenv("NETEM_REC"); v != "" {
+		recoveryOpt, _ = strconv.Atoi(v)
+	}
+	for _, rtt := range []time.Duration{40 * time.Millisecond} {
+		n := newNet(t, rtt, 100e6, 0)
+		serve(t, n, 80)
+		c, err := n.Dial(context.Background(), 80)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const size = 32 << 20
+		start := time.Now()
+		var req [8]byte
+		binary.BigEndian.PutUint64(req[:], uint64(size))
+		c.Write(req[:])
+		var marks []string
+		for i := 0; i < 8; i++ {
+			io.CopyN(io.Discard, c, 4<<20)
+			marks = append(marks, fmt.Sprintf("%.0f", time.Since(start).Seconds()*1000))
+		}
+		d := time.Since(start)
+		t.Logf("marks ms per 4MiB: %v", marks)
+		up, down := n.Stats()
+		t.Logf("rtt %v: %.1f Mbit/s (%.0f%%) up %+v down %+v %s server %+v", rtt, size*8/d.Seconds()/1e6, size*8/d.Seconds()/1e6, up, down, n.debug(), lastServer.Load().Info())
+		c.Close()
 	}
 }
