@@ -26,7 +26,9 @@ type CheckRow struct {
 	Expected  time.Duration `json:"expected"`
 	Measured  time.Duration `json:"measured"`
 	Tolerance time.Duration `json:"tolerance"`
-	Pass      bool          `json:"pass"`
+	// Bound is "at most" when Expected is an upper bound rather than a target.
+	Bound string `json:"bound,omitempty"`
+	Pass  bool   `json:"pass"`
 }
 
 // CheckOptions tune Check.
@@ -40,6 +42,11 @@ type CheckOptions struct {
 	// BandwidthSize is the object size for the bandwidth case; default
 	// about one second's worth, between 1 and 32 MiB.
 	BandwidthSize int64
+	// WindowSize is the object size for the receive-window case; default
+	// 64 MiB, -1 skips it.
+	WindowSize int64
+	// SkipTCP skips the network's slow-start and window cases.
+	SkipTCP bool
 }
 
 // Check measures fresh and reused connections through the lab's s3 (or gcs)
@@ -106,8 +113,10 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		return nil, err
 	}
 
-	// A capped link: the body takes size/bandwidth beyond its first byte.
-	if bw := l.link.Bandwidth; bw > 0 {
+	// A capped link: the body takes size/bandwidth beyond its first byte
+	// (when the receive window allows the link's rate: else the window row
+	// below applies).
+	if bw := l.link.Bandwidth; bw > 0 && (l.net == nil || l.link.RTT == 0 || float64(l.Network().RecvBuffer)/l.link.RTT.Seconds() >= float64(bw)/8) {
 		size := o.BandwidthSize
 		if size <= 0 {
 			size = min(max(bw/8, 1<<20), 32<<20) // about a second's worth
@@ -127,6 +136,13 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("%s GET at %s", fmtBytes(size), FormatBandwidth(bw)), Phase: "recv",
 			Expected: want, Measured: got, Tolerance: tol, Pass: (got-want) <= tol && (want-got) <= tol})
+	}
+	if !o.SkipTCP {
+		tcp, err := l.tcpRows(ctx, api, urls, objectURLs(api, ep.direct), o, newTransport)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, tcp...)
 	}
 	return rows, nil
 }

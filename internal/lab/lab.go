@@ -350,6 +350,14 @@ func (l *Lab) Resolver() *net.Resolver {
 	return l.dns.resolver()
 }
 
+// ResolverAddr is the lab resolver's UDP address; "" when it serves no names.
+func (l *Lab) ResolverAddr() string {
+	if l.dns == nil {
+		return ""
+	}
+	return l.dns.Addr()
+}
+
 // Target is the storage target for api's bucket.
 func (l *Lab) Target(api string) storage.Target {
 	switch api {

@@ -76,7 +76,7 @@ func (l *Lab) netemConfig() netem.Config {
 	// download (the client's receive window is), so it gets room for the
 	// largest window the client may open.
 	server := l.buffers()
-	server.SendMax = max(server.SendMax, 2*server.RecvMax)
+	server.SendMax = max(server.SendMax, 4*server.RecvMax)
 	return netem.Config{Up: p, Down: p, MTU: mtu, Client: l.buffers(), Server: server}
 }
 

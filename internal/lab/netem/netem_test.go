@@ -66,7 +66,13 @@ func get(t testing.TB, c net.Conn, size int64) time.Duration {
 
 func newNet(t testing.TB, rtt time.Duration, rate int64, loss float64) *Network {
 	p := Path{Delay: rtt / 2, Rate: rate, Loss: loss}
-	n, err := New(Config{Up: p, Down: p})
+	b := LinuxBuffers
+	if v := os.Getenv("NETEM_RDEF"); v != "" {
+		b.RecvDefault, _ = strconv.Atoi(v)
+	}
+	srv := b
+	srv.SendMax = 4 * b.RecvMax
+	n, err := New(Config{Up: p, Down: p, Client: b, Server: srv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,5 +169,22 @@ func TestRateLimited(t *testing.T) {
 		up, down := n.Stats()
 		t.Logf("rtt %v: %.1f Mbit/s (%.0f%%) up %+v down %+v %s server %+v", rtt, size*8/d.Seconds()/1e6, size*8/d.Seconds()/1e6, up, down, n.debug(), lastServer.Load().Info())
 		c.Close()
+	}
+}
+
+func TestWindowLimited(t *testing.T) {
+	rtt := 80 * time.Millisecond
+	n := newNet(t, rtt, 1e9, 0)
+	serve(t, n, 80)
+	c, err := n.Dial(context.Background(), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	get(t, c, 16<<20)
+	for range 3 {
+		d := get(t, c, 64<<20)
+		up, down := n.Stats()
+		t.Logf("64 MiB warm: %.1f MB/s; %s client %+v server %+v", 64<<20/d.Seconds()/1e6, n.debug(), c.Info(), lastServer.Load().Info()); _, _ = up, down
 	}
 }
