@@ -129,7 +129,7 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		// The body after its first byte, at the window's rate.
 		want := time.Duration(float64(size) / windowRate * float64(time.Second))
 		got := ss[1].Phases[nettrace.Recv]
-		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack
+		tol := time.Duration(max(o.Tolerance, 0.15)*float64(want)) + o.Slack
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("warm %s GET, receive window %s per round trip (%.0f MB/s)", fmtBytes(size), fmtBytes(int64(n.RecvBuffer)), windowRate/1e6),
 			Phase: "recv", Expected: want, Measured: got, Tolerance: tol, Pass: got-want <= tol && want-got <= tol})
 	}
