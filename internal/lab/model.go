@@ -104,7 +104,7 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		got = total(warm[1])
 		bound := want - rtt
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("warm %s GET, same connection", fmtBytes(size)), Phase: "total",
-			RTTs: rtts - 1, Baseline: baseline, Expected: bound, Measured: got, Bound: "at most", Pass: got <= bound + o.Slack})
+			RTTs: rtts - 1, Baseline: baseline, Expected: bound, Measured: got, Bound: "at most", Pass: got <= bound+o.Slack})
 	}
 
 	// A long transfer on a warm connection: the receive window, not the

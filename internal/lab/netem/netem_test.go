@@ -185,6 +185,7 @@ func TestWindowLimited(t *testing.T) {
 	for range 3 {
 		d := get(t, c, 64<<20)
 		up, down := n.Stats()
-		t.Logf("64 MiB warm: %.1f MB/s; %s client %+v server %+v", 64<<20/d.Seconds()/1e6, n.debug(), c.Info(), lastServer.Load().Info()); _, _ = up, down
+		t.Logf("64 MiB warm: %.1f MB/s; %s client %+v server %+v", 64<<20/d.Seconds()/1e6, n.debug(), c.Info(), lastServer.Load().Info())
+		_, _ = up, down
 	}
 }
