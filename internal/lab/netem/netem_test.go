@@ -1,9 +1,9 @@
 package netem
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -80,22 +80,122 @@ func newNet(t testing.TB, rtt time.Duration, rate int64, loss float64) *Network 
 	return n
 }
 
+// TestSlowStartRounds: across 80 ms, connect is one round trip and a cold
+// GET takes the round trips of slow start (10 segments, doubling) ±1.
 func TestSlowStartRounds(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("timing test")
+	}
 	rtt := 80 * time.Millisecond
 	n := newNet(t, rtt, 1e9, 0)
 	serve(t, n, 80)
-	for _, size := range []int64{1 << 20, 4 << 20} {
-		start := time.Now()
-		c, err := n.Dial(context.Background(), 80)
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		size   int64
+		rounds float64
+	}{{1 << 20, 7}, {4 << 20, 9}} {
+		var connect, cold float64
+		for range 3 { // a shared machine's hiccups: the best of three
+			start := time.Now()
+			c, err := n.Dial(context.Background(), 80)
+			if err != nil {
+				t.Fatal(err)
+			}
+			con := float64(time.Since(start)) / float64(rtt)
+			got := float64(get(t, c, tc.size)) / float64(rtt)
+			c.Close()
+			if cold == 0 || got < cold {
+				connect, cold = con, got
+			}
 		}
-		connect := time.Since(start)
-		cold := get(t, c, size)
-		warm := get(t, c, size)
-		c.Close()
-		t.Logf("%d MiB: connect %.2f RTT, cold %.2f RTT, warm %.2f RTT", size>>20,
-			float64(connect)/float64(rtt), float64(cold)/float64(rtt), float64(warm)/float64(rtt))
+		t.Logf("%d MiB: connect %.2f RTT, cold %.2f RTT (model %v)", tc.size>>20, connect, cold, tc.rounds)
+		if connect < 0.95 || connect > 1.2 {
+			t.Errorf("connect %.2f round trips, want 1", connect)
+		}
+		if cold < tc.rounds-1 || cold > tc.rounds+1 {
+			t.Errorf("cold %d MiB: %.2f round trips, want %v ±1", tc.size>>20, cold, tc.rounds)
+		}
+	}
+}
+
+// TestLossAndQueue: with 5% loss each way and a short queue behind a
+// slow link the bytes still arrive whole and in order, and the wire
+// counts its drops.
+func TestLossAndQueue(t *testing.T) {
+	t.Parallel()
+	p := Path{Delay: time.Millisecond, Rate: 20e6, Queue: 8 * 1500, Loss: 0.05}
+	n, err := New(Config{Up: p, Down: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	ln, err := n.Listen(9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	want := make([]byte, 1<<20)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = c.Write(want)
+	}()
+	c, err := n.Dial(context.Background(), 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := io.ReadAll(c)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes (%v), want the 1 MiB sent, intact", len(got), err)
+	}
+	_, down := n.Stats()
+	if down.LossDrops == 0 || down.QueueDrops == 0 {
+		t.Errorf("down %+v: want random and queue drops counted", down)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []Config{{MTU: 500}, {Up: Path{Loss: 1.5}}, {Down: Path{Delay: -1}}, {Up: Path{Queue: -1}}} {
+		if n, err := New(cfg); err == nil {
+			n.Close()
+			t.Errorf("%+v: no error", cfg)
+		}
+	}
+}
+
+// TestResetAndDialClosed: Reset drops a connection with a RST the peer
+// reads as an error; dialing a port nobody listens on is refused.
+func TestResetAndDialClosed(t *testing.T) {
+	t.Parallel()
+	n := newNet(t, 2*time.Millisecond, 0, 0)
+	ln, err := n.Listen(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			_ = c.(*Conn).Reset()
+		}
+	}()
+	c, err := n.Dial(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.ReadAll(c); err == nil {
+		t.Error("read after a reset: no error")
+	}
+	if _, err := n.Dial(context.Background(), 8); err == nil {
+		t.Error("dial to a closed port succeeded")
 	}
 }
 
@@ -137,55 +237,5 @@ func BenchmarkThroughputRTT(b *testing.B) {
 			up, down := n.Stats()
 			b.Logf("up %+v down %+v client %+v server %+v %s", up, down, c.Info(), lastServer.Load().Info(), n.debug())
 		})
-	}
-}
-
-func TestRateLimited(t *testing.T) {
-	if v := os.Getenv("NETEM_CC"); v != "" {
-		ccOpt = v
-	}
-	if v := os.Getenv("NETEM_REC"); v != "" {
-		recoveryOpt, _ = strconv.Atoi(v)
-	}
-	for _, rtt := range []time.Duration{40 * time.Millisecond} {
-		n := newNet(t, rtt, 100e6, 0)
-		serve(t, n, 80)
-		c, err := n.Dial(context.Background(), 80)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const size = 32 << 20
-		start := time.Now()
-		var req [8]byte
-		binary.BigEndian.PutUint64(req[:], uint64(size))
-		c.Write(req[:])
-		var marks []string
-		for i := 0; i < 8; i++ {
-			io.CopyN(io.Discard, c, 4<<20)
-			marks = append(marks, fmt.Sprintf("%.0f", time.Since(start).Seconds()*1000))
-		}
-		d := time.Since(start)
-		t.Logf("marks ms per 4MiB: %v", marks)
-		up, down := n.Stats()
-		t.Logf("rtt %v: %.1f Mbit/s (%.0f%%) up %+v down %+v %s server %+v", rtt, size*8/d.Seconds()/1e6, size*8/d.Seconds()/1e6, up, down, n.debug(), lastServer.Load().Info())
-		c.Close()
-	}
-}
-
-func TestWindowLimited(t *testing.T) {
-	rtt := 80 * time.Millisecond
-	n := newNet(t, rtt, 1e9, 0)
-	serve(t, n, 80)
-	c, err := n.Dial(context.Background(), 80)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	get(t, c, 16<<20)
-	for range 3 {
-		d := get(t, c, 64<<20)
-		up, down := n.Stats()
-		t.Logf("64 MiB warm: %.1f MB/s; %s client %+v server %+v", 64<<20/d.Seconds()/1e6, n.debug(), c.Info(), lastServer.Load().Info())
-		_, _ = up, down
 	}
 }
