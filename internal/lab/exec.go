@@ -43,7 +43,8 @@ func (l *Lab) Env(caFile string) []string {
 // Exec runs argv with the lab's environment added (Env, and the CA
 // certificate written to a temporary file with TLS), its standard streams
 // passed through, and returns its exit status. Cancelling ctx stops it
-// (SIGTERM, then SIGKILL after 5 s) with its process group.
+// (SIGTERM, then SIGKILL after 5 s) with its process group; what it leaves
+// running in its group when it exits is stopped too.
 func (l *Lab) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("no command to run")
@@ -86,6 +87,9 @@ func (l *Lab) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, 
 	}()
 	err = cmd.Wait()
 	close(exited)
+	// What the command left running in its group would talk to a lab
+	// that is about to stop: end it with the command.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
