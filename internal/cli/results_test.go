@@ -101,7 +101,10 @@ func TestResultsLifecycle(t *testing.T) {
 		if s.Verdict == "" || s.DeltaP50.Lo > s.DeltaP50.Delta || s.DeltaP50.Hi < s.DeltaP50.Delta {
 			t.Errorf("%s: %+v", s.Step, s)
 		}
-		if strings.Contains(s.Step, "64KiB") && s.Verdict != "B slower" {
+		// The lab's network is real TCP in user space: under -race its CPU
+		// time swamps a 2 ms path, so the timing verdicts are checked in
+		// scripts/test's timing step.
+		if strings.Contains(s.Step, "64KiB") && s.Verdict != "B slower" && !raceDetector {
 			t.Errorf("%s: verdict %q, want B slower (40 ms against 2 ms round trips)", s.Step, s.Verdict)
 		}
 	}
@@ -115,11 +118,11 @@ func TestResultsLifecycle(t *testing.T) {
 			get = &c.Crossovers[i]
 		}
 	}
-	if get == nil || get.SizeBytes < 100e3 || get.SizeBytes > 4<<20 || get.Faster != "side=far" {
+	if (get == nil || get.SizeBytes < 100e3 || get.SizeBytes > 4<<20 || get.Faster != "side=far") && !raceDetector {
 		t.Errorf("get crossover %+v, want the far, fast side faster above a size between 100 kB and 4 MiB", get)
 	}
 	code, out, _ = runCLI(t, ctx, "compare", a.RunID, b.RunID, "--db", db)
-	if code != 0 || !strings.Contains(out, "crossover (get)") || !strings.Contains(out, "[95% CI]") {
+	if code != 0 || !strings.Contains(out, "crossover (get)") && !raceDetector || !strings.Contains(out, "[95% CI]") {
 		t.Errorf("compare text:\n%s", out)
 	}
 
