@@ -40,7 +40,7 @@ type CheckOptions struct {
 	// Slack is the allowed absolute error, for phases near zero; default 2 ms.
 	Slack time.Duration
 	// BandwidthSize is the object size for the bandwidth case; default
-	// about one second's worth, between 1 and 32 MiB.
+	// about one second's worth, between 1 and 32 MiB; -1 skips it.
 	BandwidthSize int64
 	// WindowSize is the object size for the receive-window case; default
 	// 64 MiB, -1 skips it.
@@ -116,7 +116,7 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	// A capped link: the body takes size/bandwidth beyond its first byte
 	// (when the receive window allows the link's rate: else the window row
 	// below applies).
-	if bw := l.link.Bandwidth; bw > 0 && (l.net == nil || l.link.RTT == 0 || float64(l.Network().RecvBuffer)/l.link.RTT.Seconds() >= float64(bw)/8) {
+	if bw := l.link.Bandwidth; bw > 0 && o.BandwidthSize >= 0 && (l.net == nil || l.link.RTT == 0 || float64(l.Network().RecvBuffer)/l.link.RTT.Seconds() >= float64(bw)/8) {
 		size := o.BandwidthSize
 		if size <= 0 {
 			size = min(max(bw/8, 1<<20), 32<<20) // about a second's worth
