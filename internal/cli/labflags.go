@@ -45,7 +45,7 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.DurationVar(&lf.serviceTime, "service-time", 0, "lab: server time added before each response (e.g. 10ms)")
 	fs.DurationVar(&lf.idleTimeout, "idle-timeout", 20*time.Second, "lab: the server closes keep-alive connections idle longer than this")
 	fs.StringVar(&lf.loss, "loss", "", "lab: random packet loss each way, overriding the profile (e.g. 0.5%)")
-	fs.StringVar(&lf.queue, "queue", "", "lab: the bottleneck's drop-tail queue each way, in packets (100) or bytes (256KiB); default one bandwidth-delay product, at least 64 packets")
+	fs.StringVar(&lf.queue, "queue", "", "lab: the bottleneck's drop-tail queue each way, in packets (100) or bytes (256KiB); default one bandwidth-delay product, at least 256 packets")
 	fs.IntVar(&lf.mtu, "mtu", 1500, "lab: MTU of the emulated wire (576 to 65535)")
 	fs.DurationVar(&lf.dnsTime, "dns-time", 0, "lab: name lookup time of the lab's resolver; when set, objbench reaches the lab by name (s3.objbench.test) and each new connection pays it")
 	fs.DurationVar(&lf.dnsTTL, "dns-ttl", 5*time.Second, "lab: time to live of the lab resolver's answers")

@@ -50,7 +50,7 @@ type Config struct {
 	Bandwidth   *int64
 	Loss        *float64
 	// Queue is the bottleneck's drop-tail queue in bytes each way; 0 is one
-	// bandwidth-delay product (at least 64 packets).
+	// bandwidth-delay product (at least 256 packets).
 	Queue int
 	// MTU of the wire; 0 is 1500.
 	MTU int

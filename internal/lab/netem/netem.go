@@ -34,7 +34,7 @@ type Path struct {
 	Rate int64
 	// Queue is the drop-tail queue's depth in bytes in front of the
 	// bottleneck; packets that would overflow it are dropped. 0 picks one
-	// bandwidth-delay product of the round trip (at least 64 packets).
+	// bandwidth-delay product of the round trip (at least 256 packets).
 	Queue int
 	// Loss is the probability (0–1) that a packet is dropped at random.
 	Loss float64

@@ -50,7 +50,10 @@ func newDirection(p Path, rtt time.Duration, mtu int) *direction {
 		rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	if d.queue == 0 && p.Rate > 0 {
 		bdp := int(float64(p.Rate) / 8 * rtt.Seconds())
-		d.queue = max(bdp, 64*mtu)
+		// A floor of 256 packets: on a short path the stacks' own CPU time
+		// stretches the round trip several times over (2 ms measured as 7
+		// on a busy machine), and a queue of one nominal BDP starved the link.
+		d.queue = max(bdp, 256*mtu)
 	}
 	return d
 }
