@@ -1,12 +1,14 @@
 // Command network measures the lab's emulated network against its
 // performance targets, side by side in one run:
+//
 //   - one 32 MiB GET stream at 2 ms RTT with no rate cap, through the
 //     network in-process, against the same GET on loopback TCP (the
 //     embedded server reached directly); target: at least 300 MB/s;
+//
 //   - the extra resident memory of 100 connections held open across the
 //     network; target: under 50 MB.
 //
-//	go run ./bench/network [-rounds 5]
+//     go run ./bench/network [-rounds 5]
 package main
 
 import (
