@@ -1,7 +1,8 @@
 // Command laboverhead compares, side by side in one run, the p50 TTFB of
-// 1 KiB GETs on a reused connection to the embedded S3 server reached three
-// ways: directly, through the lab with profile local (no link: the default),
-// and through the link proxy with zero round-trip time (what the link costs).
+// 1 KiB GETs on a reused connection to the embedded S3 server reached four
+// ways: directly, through the lab with profile local (no network: the
+// default), and through the emulated network with zero round-trip time, in
+// process and through the local endpoint (what the network costs).
 // Target: lab local adds no more than 10% to direct.
 //
 //	go run ./bench/laboverhead [-n 3000] [-rounds 3]
@@ -13,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -60,11 +62,13 @@ func run(n, rounds int) error {
 	type variant struct {
 		name string
 		url  string
+		dial func(context.Context, string, string) (net.Conn, error)
 	}
 	vs := []variant{
-		{"direct (server, no lab layer)", direct.URL},
-		{"lab profile local", local.Endpoint("s3")},
-		{"lab link proxy at 0 ms", linked.Endpoint("s3")},
+		{"direct (server, no lab layer)", direct.URL, nil},
+		{"lab profile local", local.Endpoint("s3"), nil},
+		{"lab network at 0 ms, in-process", linked.Endpoint("s3"), linked.Dial},
+		{"lab network at 0 ms, local endpoint", linked.LocalEndpoint("s3"), nil},
 	}
 	for _, v := range vs {
 		if err := put(ctx, v.url); err != nil {
@@ -74,20 +78,20 @@ func run(n, rounds int) error {
 	best := make([]time.Duration, len(vs))
 	for r := range rounds {
 		for i, v := range vs {
-			p50, err := p50TTFB(ctx, v.url, n)
+			p50, err := p50TTFB(ctx, v.url, v.dial, n)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
 			if best[i] == 0 || p50 < best[i] {
 				best[i] = p50
 			}
-			fmt.Printf("round %d  %-30s p50 ttfb %7.1f µs\n", r+1, v.name, float64(p50)/1e3)
+			fmt.Printf("round %d  %-36s p50 ttfb %7.1f µs\n", r+1, v.name, float64(p50)/1e3)
 		}
 	}
 	fmt.Printf("\n1 KiB GET on a reused connection, %d GETs per measurement, best p50 of %d rounds\n", n, rounds)
-	fmt.Printf("%-30s %12s %8s\n", "variant", "p50 ttfb µs", "vs direct")
+	fmt.Printf("%-36s %12s %8s\n", "variant", "p50 ttfb µs", "vs direct")
 	for i, v := range vs {
-		fmt.Printf("%-30s %12.1f %+7.1f%%\n", v.name, float64(best[i])/1e3, 100*(float64(best[i])/float64(best[0])-1))
+		fmt.Printf("%-36s %12.1f %+7.1f%%\n", v.name, float64(best[i])/1e3, 100*(float64(best[i])/float64(best[0])-1))
 	}
 	return nil
 }
@@ -105,8 +109,8 @@ func put(ctx context.Context, base string) error {
 	return nil
 }
 
-func p50TTFB(ctx context.Context, base string, n int) (time.Duration, error) {
-	tr := nettrace.NewTransport(nettrace.Config{})
+func p50TTFB(ctx context.Context, base string, dial func(context.Context, string, string) (net.Conn, error), n int) (time.Duration, error) {
+	tr := nettrace.NewTransport(nettrace.Config{Dial: dial})
 	defer tr.CloseIdleConnections()
 	c := tr.Client()
 	ttfb := make([]time.Duration, 0, n)

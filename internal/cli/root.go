@@ -53,7 +53,10 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ue usageError
 	var te target.UsageError
+	var es exitStatus
 	switch {
+	case errors.As(err, &es):
+		return es.code // a child's status, passed through: it spoke for itself
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "objbench: interrupted")
 		return ExitInterrupted

@@ -59,7 +59,11 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 	// Round trips per strategy for 50 objects, TLS 1.3 (TCP 1 + TLS 1 + request 1 per new connection):
 	// sdk-default: a resumable session on two fresh connections, 6 per object;
 	// single-request: 3 per object; reused-connection: 3 then 1 each;
-	// parallel 16: 3, then up to 3 more on each worker's connection; http2: 3 in all.
+	// parallel 16: 3, then up to 3 more on each worker's connection; http2: 3
+	// for the connection and the first requests, then 3 more of slow start:
+	// the new connection's window carries 10 segments (14 KB) and 50 requests
+	// of about 2 KB each need 14, 28, 56 KB, as on a real network. So wait
+	// averages about 2.5 round trips per object.
 	type model struct {
 		wall                  float64
 		connect, tls, waitRTT float64
@@ -69,7 +73,7 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 		"single-request":    {150, 1, 1, 1},
 		"reused-connection": {52, 0.02, 0.02, 1},
 		"parallel":          {6, 0.32, 0.32, 1},
-		"http2":             {3, 0.02, 0.02, 1},
+		"http2":             {6, 0.02, 0.02, 2.5},
 	}
 	walls := map[string]float64{}
 	for _, r := range d.Strategies {
@@ -92,9 +96,8 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 		for phase, w := range map[string]float64{"connect": m.connect, "tls": m.tls, "wait": m.waitRTT} {
 			tol := 0.3
 			if phase == "wait" && r.Strategy == "http2" {
-				// 50 requests reach the server in the same instant and queue
-				// there: wait is one round trip plus the server's backlog.
-				tol = 0.5
+				// Requests wait for slow start's rounds: 1 to 4 round trips.
+				tol = 0.8
 			}
 			if got := r.RTTs[phase]; math.Abs(got-w) > tol {
 				t.Errorf("%s %s: %.2f round trips per object, model %.2f (±%.1f)", r.Strategy, phase, got, w, tol)
@@ -107,7 +110,9 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 			t.Errorf("%s (%.2f s) not slower than %s (%.2f s)", order[i-1], walls[order[i-1]], order[i], walls[order[i]])
 		}
 	}
-	if walls["parallel"] < walls["http2"] {
+	// Both take about 6 round trips now that slow start is real: http2 may
+	// not lose by much.
+	if walls["parallel"] < 0.8*walls["http2"] {
 		t.Errorf("parallel %.2f s faster than http2 %.2f s", walls["parallel"], walls["http2"])
 	}
 	if walls["sdk-default"] < 10*walls["http2"] {

@@ -78,6 +78,20 @@ type LabInfo struct {
 	JitterMs  float64 `json:"jitter_ms,omitempty"`
 	Bandwidth string  `json:"bandwidth,omitempty"`
 	TLS       bool    `json:"tls"`
+	// Loss is the random loss probability each way (0-1).
+	Loss float64 `json:"loss"`
+	// Queue is the bottleneck's drop-tail queue each way in bytes (0: no rate cap).
+	Queue int `json:"queue"`
+	// MTU of the emulated wire (0 on the direct path).
+	MTU int `json:"mtu"`
+	// DNSms is the lab resolver's lookup time (0: endpoints by IP address).
+	DNSms float64 `json:"dns_ms"`
+	// Network is the model that carried the run: "netstack" (user-space
+	// TCP/IP stacks across an emulated wire) or "direct" (loopback).
+	Network string `json:"network"`
+	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
+	RecvBuffer int `json:"recv_buffer,omitempty"`
+	SendBuffer int `json:"send_buffer,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.

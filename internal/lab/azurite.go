@@ -31,12 +31,8 @@ func (l *Lab) AzureConnectionString() string {
 	if ep == nil {
 		return ""
 	}
-	scheme := "http"
-	if l.ca != nil {
-		scheme = "https"
-	}
 	return fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;",
-		scheme, azuriteAccount, azuriteKey, ep.url)
+		l.scheme(), azuriteAccount, azuriteKey, ep.local)
 }
 
 // startAzurite runs azurite-blob as a child process on a loopback port with
@@ -50,7 +46,7 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lab azure: %w", err)
 	}
-	useLink := l.link.Emulates() || l.cfg.ForceLink
+	useLink := l.net != nil
 	upPort := port
 	if useLink || port == 0 {
 		if upPort, err = freePort(); err != nil {
@@ -101,21 +97,36 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	ep := &endpoint{api: "azure", shutdown: stopChild}
 	public := upstream
 	if useLink {
-		p, err := startProxy("azure", "127.0.0.1:"+strconv.Itoa(port), upstream, l.link)
+		// Azurite listens on loopback: the server stack's listener carries
+		// each connection that crossed the wire on to it.
+		pub, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
 			stopChild()
-			return nil, portHint(err)
+			return nil, fmt.Errorf("lab azure: %w", portHint(err))
 		}
-		ep.proxy = p
-		public = p.Addr()
-		l.proxied[public] = true
+		pubPort := pub.Addr().(*net.TCPAddr).Port
+		wire, err := l.net.Listen(pubPort)
+		if err != nil {
+			pub.Close()
+			stopChild()
+			return nil, fmt.Errorf("lab azure: %w", err)
+		}
+		toAzurite := startForwarder(wire, func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", upstream)
+		})
+		ep.fwd = l.forward(pub, pubPort)
+		ep.shutdown = func() { toAzurite.Close(); stopChild() }
+		l.wirePorts[pubPort] = true
+		public = pub.Addr().String()
+		ep.direct = l.scheme() + "://" + upstream + "/" + azuriteAccount
 	}
-	scheme := "http"
-	if l.ca != nil {
-		scheme = "https"
+	ep.local = l.scheme() + "://" + public + "/" + azuriteAccount
+	if ep.direct == "" {
+		ep.direct = ep.local
 	}
-	ep.url = scheme + "://" + public + "/" + azuriteAccount
-	ep.direct = scheme + "://" + upstream + "/" + azuriteAccount
+	pubPort, _ := strconv.Atoi(public[strings.LastIndex(public, ":")+1:])
+	ep.url = l.publicURL("azure", pubPort, l.scheme()+"://"+public) + "/" + azuriteAccount
 	return ep, nil
 }
 

@@ -27,11 +27,14 @@ type CheckRow struct {
 	Expected  time.Duration `json:"expected"`
 	Measured  time.Duration `json:"measured"`
 	Tolerance time.Duration `json:"tolerance"`
+	// Bound is "at most" when Expected is an upper bound rather than a target.
+	Bound string `json:"bound,omitempty"`
 	// Pass is true when the raw request and every client passed.
 	Pass bool `json:"pass"`
 	// Clients are the measures of each client: the raw net/http request
 	// (RawClient, the fields above), then each provider's SDK (with
-	// CheckOptions.Open).
+	// CheckOptions.Open). The network's TCP rows are measured by the raw
+	// request only.
 	Clients []ClientCheck `json:"clients,omitempty"`
 }
 
@@ -44,12 +47,17 @@ type CheckOptions struct {
 	// Slack is the allowed absolute error, for phases near zero; default 2 ms.
 	Slack time.Duration
 	// BandwidthSize is the object size for the bandwidth case; default
-	// about one second's worth, between 1 and 32 MiB.
+	// about one second's worth, between 1 and 32 MiB; -1 skips it.
 	BandwidthSize int64
 	// Open, when set, opens each provider's own client: every served API
 	// (s3, gcs, azure) then measures every row through its SDK too, so that
 	// what the check proves is what a run through that SDK measures.
 	Open OpenBackend
+	// WindowSize is the object size for the receive-window case; default
+	// 64 MiB, -1 skips it.
+	WindowSize int64
+	// SkipTCP skips the network's slow-start and window cases.
+	SkipTCP bool
 }
 
 // Check measures fresh and reused connections through the lab's s3 (or gcs)
@@ -72,7 +80,7 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	}
 	newTransport := func(s nettrace.Strategy, expect bool) *nettrace.Transport {
 		return nettrace.NewTransport(nettrace.Config{Strategy: s, ExpectContinue: expect, TLS: l.ClientTLS(),
-			HandshakeDelay: l.HandshakeDelay(), Timeout: 30 * time.Second})
+			Dial: l.Dial, Resolver: l.Resolver(), Timeout: 30 * time.Second})
 	}
 	urls := objectURLs(api, ep.url)
 	setup := newTransport(nettrace.Pooled, false)
@@ -104,9 +112,11 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		return nil, err
 	}
 
-	// A capped link: the body takes size/bandwidth beyond its first byte.
+	// A capped link: the body takes size/bandwidth beyond its first byte
+	// (when the receive window allows the link's rate: else the window row
+	// below applies).
 	var size int64
-	if bw := l.link.Bandwidth; bw > 0 {
+	if bw := l.link.Bandwidth; bw > 0 && o.BandwidthSize >= 0 && (l.net == nil || l.link.RTT == 0 || float64(l.Network().RecvBuffer)/l.link.RTT.Seconds() >= float64(bw)/8) {
 		size = o.BandwidthSize
 		if size <= 0 {
 			size = min(max(bw/8, 1<<20), 32<<20) // about a second's worth
@@ -131,6 +141,13 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	}
 	if err := l.checkClients(ctx, rows, o, size, newTransport); err != nil {
 		return nil, err
+	}
+	if !o.SkipTCP {
+		tcp, err := l.tcpRows(ctx, api, urls, objectURLs(api, ep.direct), o, newTransport)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, tcp...)
 	}
 	return rows, nil
 }

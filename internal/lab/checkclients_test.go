@@ -43,7 +43,7 @@ func TestExpectContinueThroughEverySDK(t *testing.T) {
 	// client opens api's SDK on a warm connection, with or without Expect.
 	client := func(t *testing.T, api string, conn nettrace.Strategy, expect bool) storage.Backend {
 		t.Helper()
-		tr := nettrace.NewTransport(nettrace.Config{Strategy: conn, ExpectContinue: expect, HandshakeDelay: l.HandshakeDelay()})
+		tr := nettrace.NewTransport(nettrace.Config{Strategy: conn, ExpectContinue: expect, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
 		t.Cleanup(tr.CloseIdleConnections)
 		b, err := providers.Open(ctx, l.Target(api), storage.Options{Endpoint: l.Endpoint(api), Credentials: l.Credentials(api),
 			HTTPClient: tr.Client(), MaxAttempts: 1, Upload: storage.UploadSingle})

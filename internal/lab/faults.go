@@ -12,7 +12,7 @@ import (
 )
 
 // Faults are per-request probabilities of misbehaviour. They are injected
-// in the server rather than with toxiproxy's connection-wide toxics, so that
+// in the server rather than as connection-wide network faults, so that
 // each request draws its own fate and the rates mean what they say.
 type Faults struct {
 	Reset    float64 // connection reset by peer before any answer

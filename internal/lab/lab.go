@@ -1,11 +1,15 @@
-// Package lab runs storage servers inside the objbench process, on
-// 127.0.0.1, behind an emulated network link, so that every experiment can
-// run without a cloud account and with round trips of the right size.
+// Package lab runs storage servers inside the objbench process behind an
+// emulated network, so that every experiment can run without a cloud
+// account and with the round trips, slow start and queues of a real path.
 //
-// Each API (s3, gcs, azure) has an upstream server on a loopback port and,
-// when the link emulates anything, a toxiproxy proxy in front of it; clients
-// use the proxy's address and add the TCP handshake's round trip in their
-// dialer (HandshakeDelay). Service time and faults are server-side.
+// When the link emulates anything, the servers listen on the server stack
+// of an emulated network (package netem: two user-space TCP/IP stacks and a
+// wire that delays, rate-limits, queues and drops packets). objbench's own
+// client dials into the client stack in-process (Dial); any other program
+// connects to a local endpoint on 127.0.0.1 whose accepting side opens its
+// connection across the wire before forwarding a byte, so its first request
+// pays the handshake too. Service time, idle timeout and faults are the
+// servers'. The local profile serves on loopback directly.
 package lab
 
 import (
@@ -15,13 +19,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/storage"
 )
 
@@ -41,9 +45,23 @@ type Config struct {
 	APIs []string
 	// Profile names the link; default "local".
 	Profile string
-	// RTT, Jitter and Bandwidth (bits/s) override the profile when not nil.
+	// RTT, Jitter, Bandwidth (bits/s) and Loss (0-1, each way) override
+	// the profile when not nil.
 	RTT, Jitter *time.Duration
 	Bandwidth   *int64
+	Loss        *float64
+	// Queue is the bottleneck's drop-tail queue in bytes each way; 0 is one
+	// bandwidth-delay product (at least 256 packets).
+	Queue int
+	// MTU of the wire; 0 is 1500.
+	MTU int
+	// RecvBuffer and SendBuffer cap the TCP buffers' autotuning on both
+	// stacks; 0 is a default Linux host's 6 MiB and 4 MiB.
+	RecvBuffer, SendBuffer int
+	// DNSTime is the lab resolver's lookup time. When positive, Endpoint
+	// names the servers under .test and objbench's client looks them up
+	// (Resolver); DNSTTL is the answers' time to live.
+	DNSTime, DNSTTL time.Duration
 	// TLS serves HTTPS (HTTP/2 offered) from an in-memory CA.
 	TLS bool
 	// TLSVersion caps the server's TLS version: tls.VersionTLS13 (default) or tls.VersionTLS12.
@@ -55,7 +73,8 @@ type Config struct {
 	Faults      Faults
 	// Port is the first port to listen on (s3, then gcs, then azure); 0 picks free ports.
 	Port int
-	// ForceLink routes through the link proxy even when it emulates nothing (benchmarks).
+	// ForceLink routes through the emulated network even when the link
+	// emulates nothing (benchmarks).
 	ForceLink bool
 }
 
@@ -67,7 +86,9 @@ type Lab struct {
 	ca        *authority
 	stop      chan struct{}
 	endpoints map[string]*endpoint
-	proxied   map[string]bool // proxy addresses, for HandshakeDelay
+	net       *netem.Network // nil on the direct path
+	wirePorts map[int]bool   // local endpoint ports that lead across the wire
+	dns       *dnsServer
 	// Counts of requests served and faults injected.
 	Counts    FaultCounts
 	closeOnce sync.Once
@@ -75,11 +96,13 @@ type Lab struct {
 
 type endpoint struct {
 	api    string
-	url    string
-	direct string // the upstream server's own URL, bypassing the link
+	url    string // for objbench's client: by name when the lab resolves names
+	local  string // on 127.0.0.1, for any client
+	direct string // the server reached on loopback, bypassing the network
 
 	server   *http.Server
-	proxy    *proxy
+	serving  int // Serve calls, each sending to done
+	fwd      *forwarder
 	done     chan error
 	shutdown func() // extra teardown (a child process)
 }
@@ -104,7 +127,13 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	if cfg.Bandwidth != nil {
 		link.Bandwidth = *cfg.Bandwidth
 	}
+	if cfg.Loss != nil {
+		link.Loss = *cfg.Loss
+	}
 	if err := checkLink(link); err != nil {
+		return nil, err
+	}
+	if err := checkNetwork(cfg); err != nil {
 		return nil, err
 	}
 	if cfg.TLSVersion == 0 {
@@ -123,7 +152,7 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		return nil, fmt.Errorf("lab port %d out of range", cfg.Port)
 	}
 	l := &Lab{cfg: cfg, profile: prof.Name, link: link, stop: make(chan struct{}),
-		endpoints: map[string]*endpoint{}, proxied: map[string]bool{}}
+		endpoints: map[string]*endpoint{}, wirePorts: map[int]bool{}}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
 			return nil, err
@@ -134,6 +163,16 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 			l.Close()
 		}
 	}()
+	if link.Emulates() || cfg.ForceLink {
+		if l.net, err = netem.New(l.netemConfig()); err != nil {
+			return nil, fmt.Errorf("lab network: %w", err)
+		}
+	}
+	if cfg.DNSTime > 0 {
+		if l.dns, err = startDNS(cfg.DNSTime, cfg.DNSTTL); err != nil {
+			return nil, err
+		}
+	}
 	for i, api := range cfg.APIs {
 		port := 0
 		if cfg.Port > 0 {
@@ -162,6 +201,8 @@ func checkLink(l Link) error {
 	switch {
 	case l.RTT < 0 || l.Jitter < 0 || l.Bandwidth < 0:
 		return fmt.Errorf("lab link: round-trip time, jitter and bandwidth must not be negative")
+	case l.Loss < 0 || l.Loss > 1 || l.Loss != l.Loss:
+		return fmt.Errorf("lab link: loss %g%% outside 0-100%%", l.Loss*100)
 	case l.RTT > 10*time.Second:
 		return fmt.Errorf("lab link: round-trip time %s is absurd (at most 10s)", l.RTT)
 	case l.Jitter > l.RTT && l.RTT > 0 || l.Jitter > 10*time.Second:
@@ -173,40 +214,47 @@ func checkLink(l Link) error {
 // handlerFunc builds an API's handler once its public URL is known.
 type handlerFunc func(publicURL string) (http.Handler, error)
 
-// serve starts one embedded API server and, when needed, its link proxy.
-func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handlerFunc) (*endpoint, error) {
-	useLink := l.link.Emulates() || l.cfg.ForceLink
+// serve starts one embedded API server: on loopback at port when the path
+// is direct; otherwise on the server stack, with a local endpoint at port
+// that forwards across the wire, and a loopback listener for baselines.
+func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handlerFunc) (_ *endpoint, err error) {
 	listenAddr := "127.0.0.1:" + strconv.Itoa(port)
-	if useLink {
-		listenAddr = "127.0.0.1:0" // the proxy takes the public port
-	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", listenAddr)
+	pub, err := (&net.ListenConfig{}).Listen(ctx, "tcp", listenAddr)
 	if err != nil {
 		return nil, fmt.Errorf("lab %s: listen on %s: %w", api, listenAddr, portHint(err))
 	}
-	ep := &endpoint{api: api, done: make(chan error, 1)}
-	public := ln.Addr().String()
-	if useLink {
-		p, err := startProxy(api, "127.0.0.1:"+strconv.Itoa(port), ln.Addr().String(), l.link)
+	ep := &endpoint{api: api, done: make(chan error, 2)}
+	listeners := []net.Listener{pub}
+	defer func() {
 		if err != nil {
-			ln.Close()
-			return nil, portHint(err)
+			for _, ln := range listeners {
+				ln.Close()
+			}
 		}
-		ep.proxy = p
-		public = p.Addr()
-		l.proxied[public] = true
+	}()
+	pubPort := pub.Addr().(*net.TCPAddr).Port
+	ep.local = l.scheme() + "://" + pub.Addr().String()
+	ep.direct = ep.local
+	if l.net != nil {
+		wire, err := l.net.Listen(pubPort)
+		if err != nil {
+			return nil, fmt.Errorf("lab %s: %w", api, err)
+		}
+		direct, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+		if err != nil {
+			wire.Close()
+			return nil, fmt.Errorf("lab %s: %w", api, err)
+		}
+		listeners = []net.Listener{wire, direct}
+		ep.direct = l.scheme() + "://" + direct.Addr().String()
+		ep.fwd = l.forward(pub, pubPort)
+		l.wirePorts[pubPort] = true
 	}
-	scheme := "http"
-	if l.ca != nil {
-		scheme = "https"
-	}
-	ep.url = scheme + "://" + public
-	ep.direct = scheme + "://" + ln.Addr().String()
-	h, err := newHandler(ep.url)
+	ep.url = l.publicURL(api, pubPort, ep.local)
+	h, err := newHandler(ep.local)
 	if err != nil {
-		ln.Close()
-		if ep.proxy != nil {
-			ep.proxy.Close()
+		if ep.fwd != nil {
+			ep.fwd.Close()
 		}
 		return nil, fmt.Errorf("lab %s: %w", api, err)
 	}
@@ -224,10 +272,31 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	}
 	if l.ca != nil {
 		ep.server.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
-		ln = tls.NewListener(ln, ep.server.TLSConfig)
 	}
-	go func() { ep.done <- ep.server.Serve(ln) }()
+	for _, ln := range listeners {
+		if l.ca != nil {
+			ln = tls.NewListener(ln, ep.server.TLSConfig)
+		}
+		ep.serving++
+		go func() { ep.done <- ep.server.Serve(ln) }()
+	}
 	return ep, nil
+}
+
+func (l *Lab) scheme() string {
+	if l.ca != nil {
+		return "https"
+	}
+	return "http"
+}
+
+// publicURL is the URL objbench's client uses: by name when the lab
+// resolves names, else the local endpoint's.
+func (l *Lab) publicURL(api string, port int, local string) string {
+	if l.dns == nil {
+		return local
+	}
+	return l.scheme() + "://" + net.JoinHostPort(hostName(api), strconv.Itoa(port))
 }
 
 func portHint(err error) error {
@@ -243,6 +312,51 @@ func (l *Lab) Endpoint(api string) string {
 		return ep.url
 	}
 	return ""
+}
+
+// LocalEndpoint is api's URL on 127.0.0.1, for clients outside objbench
+// (its path across the network starts at the local endpoint).
+func (l *Lab) LocalEndpoint(api string) string {
+	if ep := l.endpoints[api]; ep != nil {
+		return ep.local
+	}
+	return ""
+}
+
+// Dial connects objbench's own client to addr: across the emulated network,
+// in-process, for the lab's endpoints (the handshake is the stacks'); any
+// other address directly.
+func (l *Lab) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if l.net != nil {
+		if _, p, err := net.SplitHostPort(addr); err == nil {
+			if port, err := strconv.Atoi(p); err == nil && l.wirePorts[port] {
+				c, err := l.net.Dial(ctx, port)
+				if err != nil {
+					return nil, err
+				}
+				return c, nil
+			}
+		}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// Resolver answers the lab's names (with the lab's lookup time); nil when
+// the lab serves no names.
+func (l *Lab) Resolver() *net.Resolver {
+	if l.dns == nil {
+		return nil
+	}
+	return l.dns.resolver()
+}
+
+// ResolverAddr is the lab resolver's UDP address; "" when it serves no names.
+func (l *Lab) ResolverAddr() string {
+	if l.dns == nil {
+		return ""
+	}
+	return l.dns.Addr()
 }
 
 // Target is the storage target for api's bucket.
@@ -291,31 +405,22 @@ func (l *Lab) Link() Link { return l.link }
 // Profile is the name of the profile in use.
 func (l *Lab) Profile() string { return l.profile }
 
-// HandshakeDelay is the client-side delay for a new TCP connection to the
-// lab: one round trip (with jitter) to the link's proxies, nothing elsewhere.
-func (l *Lab) HandshakeDelay() func(addr string) time.Duration {
-	link := l.link
-	proxied := l.proxied
-	return func(addr string) time.Duration {
-		if !proxied[addr] || link.RTT == 0 {
-			return 0
-		}
-		d := link.RTT
-		if link.Jitter > 0 {
-			d += time.Duration(rand.Int64N(int64(2*link.Jitter+1))) - link.Jitter
-		}
-		return max(d, 0)
-	}
-}
-
 // Info is the lab block of the JSON contract for api.
 func (l *Lab) Info(api string) *document.LabInfo {
+	n := l.Network()
 	return &document.LabInfo{
 		API: api, Profile: l.profile,
-		RTTms:     float64(l.link.RTT) / float64(time.Millisecond),
-		JitterMs:  float64(l.link.Jitter) / float64(time.Millisecond),
-		Bandwidth: FormatBandwidth(l.link.Bandwidth),
-		TLS:       l.ca != nil,
+		RTTms:      float64(l.link.RTT) / float64(time.Millisecond),
+		JitterMs:   float64(l.link.Jitter) / float64(time.Millisecond),
+		Bandwidth:  FormatBandwidth(l.link.Bandwidth),
+		TLS:        l.ca != nil,
+		Loss:       l.link.Loss,
+		Queue:      n.Queue,
+		MTU:        n.MTU,
+		DNSms:      float64(l.cfg.DNSTime) / float64(time.Millisecond),
+		Network:    n.Model,
+		RecvBuffer: n.RecvBuffer,
+		SendBuffer: n.SendBuffer,
 	}
 }
 
@@ -325,8 +430,8 @@ func (l *Lab) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.stop)
 		for _, ep := range l.endpoints {
-			if ep.proxy != nil {
-				ep.proxy.Close()
+			if ep.fwd != nil {
+				ep.fwd.Close()
 			}
 			if ep.server != nil {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -334,13 +439,21 @@ func (l *Lab) Close() error {
 					ep.server.Close()
 				}
 				cancel()
-				if err := <-ep.done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-					errs = append(errs, err)
+				for range ep.serving {
+					if err := <-ep.done; err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+						errs = append(errs, err)
+					}
 				}
 			}
 			if ep.shutdown != nil {
 				ep.shutdown()
 			}
+		}
+		if l.net != nil {
+			l.net.Close()
+		}
+		if l.dns != nil {
+			l.dns.Close()
 		}
 	})
 	return errors.Join(errs...)

@@ -1,123 +1,91 @@
 package lab
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"time"
 
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/Shopify/toxiproxy/v2/toxics"
-	"github.com/rs/zerolog"
+	"github.com/objbench/objbench/internal/lab/netem"
 )
 
-// Link is the emulated network between client and server: a toxiproxy TCP
-// proxy with latency (half the round trip each way, with jitter) and a
-// bandwidth cap each way. The TCP handshake's round trip cannot be emulated
-// by a proxy that accepts locally, so clients add it in their dialer
-// (nettrace.Config.HandshakeDelay, see HandshakeDelay).
+// Link is the emulated path between client and server, as the profiles and
+// flags give it: the round trip (half each way), its jitter, the bottleneck's
+// rate each way and random loss each way.
 type Link struct {
 	RTT       time.Duration
 	Jitter    time.Duration
-	Bandwidth int64 // bits per second, 0 = unlimited
+	Bandwidth int64   // bits per second, 0 = unlimited
+	Loss      float64 // probability each way, 0-1
 }
 
 // Emulates reports whether the link adds anything to a direct connection.
-func (l Link) Emulates() bool { return l.RTT > 0 || l.Jitter > 0 || l.Bandwidth > 0 }
+func (l Link) Emulates() bool { return l.RTT > 0 || l.Jitter > 0 || l.Bandwidth > 0 || l.Loss > 0 }
 
-// preciseLatency is toxiproxy's latency toxic with microsecond resolution,
-// so that sub-millisecond profiles (same-zone: 0.25 ms each way) are real.
-type preciseLatency struct {
-	LatencyUS int64 `json:"latency_us"`
-	JitterUS  int64 `json:"jitter_us"`
+// NetworkInfo describes the network that carries the lab's connections.
+type NetworkInfo struct {
+	// Model is "netstack" (user-space TCP/IP stacks across an emulated
+	// wire) or "direct" (loopback, nothing emulated).
+	Model string
+	// Queue is the bottleneck's drop-tail queue each way, in bytes (0 without a rate).
+	Queue int
+	// MTU of the wire (0 on the direct path).
+	MTU int
+	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits.
+	RecvBuffer, SendBuffer int
 }
 
-func (t *preciseLatency) GetBufferSize() int { return 1024 }
+const defaultMTU = 1500
 
-func (t *preciseLatency) delay() time.Duration {
-	d := t.LatencyUS
-	if t.JitterUS > 0 {
-		d += rand.Int64N(2*t.JitterUS+1) - t.JitterUS
+func checkNetwork(cfg Config) error {
+	switch {
+	case cfg.MTU != 0 && (cfg.MTU < 576 || cfg.MTU > 65535):
+		return fmt.Errorf("lab network: MTU %d: use 576 (the IPv4 minimum) to 65535", cfg.MTU)
+	case cfg.Queue < 0:
+		return fmt.Errorf("lab network: queue must be positive")
+	case cfg.RecvBuffer < 0 || cfg.SendBuffer < 0 || cfg.RecvBuffer > 1<<30 || cfg.SendBuffer > 1<<30:
+		return fmt.Errorf("lab network: TCP buffers must be from 4 KiB to 1 GiB")
+	case cfg.RecvBuffer > 0 && cfg.RecvBuffer < 4096 || cfg.SendBuffer > 0 && cfg.SendBuffer < 4096:
+		return fmt.Errorf("lab network: TCP buffers must be from 4 KiB to 1 GiB")
+	case cfg.DNSTime < 0 || cfg.DNSTime > 10*time.Second || cfg.DNSTTL < 0:
+		return fmt.Errorf("lab resolver: lookup time must be from 0 to 10s and TTL not negative")
 	}
-	return time.Duration(max(d, 0)) * time.Microsecond
+	return nil
 }
 
-// Pipe delays every chunk by the one-way latency measured from when it
-// arrived, so chunks pipeline as on a real link.
-func (t *preciseLatency) Pipe(stub *toxics.ToxicStub) {
-	for {
-		select {
-		case <-stub.Interrupt:
-			return
-		case c := <-stub.Input:
-			if c == nil {
-				stub.Close()
-				return
-			}
-			if sleep := t.delay() - time.Since(c.Timestamp); sleep > 0 {
-				tm := time.NewTimer(sleep)
-				select {
-				case <-tm.C:
-				case <-stub.Interrupt:
-					tm.Stop()
-					stub.Output <- c
-					return
-				}
-			}
-			stub.Output <- c
-		}
+func (l *Lab) buffers() netem.Buffers {
+	b := netem.LinuxBuffers
+	if l.cfg.RecvBuffer > 0 {
+		b.RecvMax = l.cfg.RecvBuffer
+		b.RecvDefault = min(b.RecvDefault, b.RecvMax)
 	}
-}
-
-var registerOnce sync.Once
-
-func registerToxics() {
-	registerOnce.Do(func() { toxics.Register("objbench_latency", new(preciseLatency)) })
-}
-
-// proxy is one running toxiproxy proxy.
-type proxy struct {
-	p *toxiproxy.Proxy
-}
-
-// startProxy listens on listen (host:port, port 0 for any) and forwards to
-// upstream through the link's toxics.
-func startProxy(name, listen, upstream string, link Link) (*proxy, error) {
-	registerToxics()
-	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	p := toxiproxy.NewProxy(srv, name, listen, upstream)
-	if err := p.Start(); err != nil {
-		return nil, fmt.Errorf("link %s: listen on %s: %w", name, listen, err)
+	if l.cfg.SendBuffer > 0 {
+		b.SendMax = l.cfg.SendBuffer
+		b.SendDefault = min(b.SendDefault, b.SendMax)
 	}
-	add := func(typ, stream string, attrs any) error {
-		body, _ := json.Marshal(map[string]any{"name": typ + "_" + stream, "type": typ, "stream": stream, "toxicity": 1.0, "attributes": attrs})
-		_, err := p.Toxics.AddToxicJson(bytes.NewReader(body))
-		return err
-	}
-	for _, stream := range []string{"upstream", "downstream"} {
-		if link.RTT > 0 || link.Jitter > 0 {
-			half := link.RTT / 2
-			if err := add("objbench_latency", stream, preciseLatency{LatencyUS: half.Microseconds(), JitterUS: (link.Jitter / 2).Microseconds()}); err != nil {
-				p.Stop()
-				return nil, fmt.Errorf("link %s: latency: %w", name, err)
-			}
-		}
-		if link.Bandwidth > 0 {
-			// toxiproxy's rate is in KB/s of 1000 bytes.
-			rate := max(link.Bandwidth/8/1000, 1)
-			if err := add("bandwidth", stream, map[string]int64{"rate": rate}); err != nil {
-				p.Stop()
-				return nil, fmt.Errorf("link %s: bandwidth: %w", name, err)
-			}
-		}
-	}
-	return &proxy{p: p}, nil
+	return b
 }
 
-// Addr is the proxy's listening address.
-func (p *proxy) Addr() string { return p.p.Listen }
+// netemConfig turns the link into the wire: half the round trip and half
+// the jitter each way, the rate, queue and loss each way.
+func (l *Lab) netemConfig() netem.Config {
+	p := netem.Path{Delay: l.link.RTT / 2, Jitter: l.link.Jitter / 2, Rate: l.link.Bandwidth, Queue: l.cfg.Queue, Loss: l.link.Loss}
+	mtu := l.cfg.MTU
+	if mtu == 0 {
+		mtu = defaultMTU
+	}
+	// The server is a cloud front end: its send buffer is not what limits a
+	// download (the client's receive window is), so it gets room for the
+	// largest window the client may open.
+	server := l.buffers()
+	server.SendMax = max(server.SendMax, 4*server.RecvMax)
+	return netem.Config{Up: p, Down: p, MTU: mtu, Client: l.buffers(), Server: server}
+}
 
-// Close stops the proxy and its connections.
-func (p *proxy) Close() { p.p.Stop() }
+// Network describes the network in use.
+func (l *Lab) Network() NetworkInfo {
+	if l.net == nil {
+		return NetworkInfo{Model: "direct"}
+	}
+	c := l.net.Config()
+	b := l.buffers()
+	return NetworkInfo{Model: "netstack", Queue: c.Down.Queue, MTU: c.MTU, RecvBuffer: b.RecvMax, SendBuffer: b.SendMax}
+}

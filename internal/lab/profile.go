@@ -3,8 +3,11 @@ package lab
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/objbench/objbench/internal/units"
 )
 
 // Profile is a named link, from DESIGN.md.
@@ -88,4 +91,44 @@ func FormatBandwidth(bps int64) string {
 		return fmt.Sprintf("%dkbit", bps/1e3)
 	}
 	return fmt.Sprintf("%dbit", bps)
+}
+
+// ParseLoss reads a loss rate in percent, "0.5%" or "0.5", as a probability.
+func ParseLoss(s string) (float64, error) {
+	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || v != v || v < 0 || v > 100 {
+		return 0, fmt.Errorf("bad loss %q: use a percentage from 0 to 100, e.g. 0.5%%", s)
+	}
+	return v / 100, nil
+}
+
+// ParseQueue reads a queue depth in packets ("100", "100p", "100packets")
+// or bytes ("256KiB", "1MB"), as bytes for packets of mtu bytes.
+func ParseQueue(s string, mtu int) (int, error) {
+	if mtu == 0 {
+		mtu = defaultMTU
+	}
+	t := strings.ToLower(strings.TrimSpace(s))
+	bad := fmt.Errorf("bad queue %q: use packets (e.g. 100 or 100p) or bytes (e.g. 256KiB), more than 0", s)
+	for _, suf := range []string{"packets", "packet", "pkts", "p"} {
+		if strings.HasSuffix(t, suf) {
+			t = strings.TrimSpace(strings.TrimSuffix(t, suf))
+			break
+		}
+	}
+	if n, err := strconv.Atoi(t); err == nil {
+		if n <= 0 || n > 1<<20 {
+			return 0, bad
+		}
+		return n * mtu, nil
+	}
+	n, err := units.ParseSize(s)
+	if err != nil || n < int64(mtu) || n > 1<<30 {
+		if err == nil && n > 0 && n < int64(mtu) {
+			return 0, fmt.Errorf("bad queue %q: smaller than one packet of %d bytes", s, mtu)
+		}
+		return 0, bad
+	}
+	return int(n), nil
 }

@@ -39,11 +39,11 @@ func (c *tracedConn) take() (connTiming, bool) {
 
 // dialer opens TCP (and TLS) connections, timing DNS, connect and TLS itself.
 type dialer struct {
-	timeout        time.Duration
-	resolver       *net.Resolver
-	handshakeDelay func(addr string) time.Duration
-	tlsConfig      *tls.Config
-	conns, tlsHS   atomic.Int64
+	timeout      time.Duration
+	resolver     *net.Resolver
+	dialFunc     func(ctx context.Context, network, addr string) (net.Conn, error)
+	tlsConfig    *tls.Config
+	conns, tlsHS atomic.Int64
 }
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (*tracedConn, error) {
@@ -62,29 +62,25 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (*tracedConn, e
 		}
 		ips = addrs
 	}
-	nd := net.Dialer{Timeout: d.timeout, KeepAlive: 30 * time.Second}
+	dial := d.dialFunc
+	if dial == nil {
+		nd := net.Dialer{Timeout: d.timeout, KeepAlive: 30 * time.Second}
+		dial = nd.DialContext
+	} else {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+	}
 	t.connStart = time.Now()
 	var conn net.Conn
 	for _, ip := range ips {
-		conn, err = nd.DialContext(ctx, network, net.JoinHostPort(ip, port))
+		conn, err = dial(ctx, network, net.JoinHostPort(ip, port))
 		if err == nil {
 			break
 		}
 	}
 	if err != nil {
 		return nil, err
-	}
-	if d.handshakeDelay != nil {
-		if delay := d.handshakeDelay(addr); delay > 0 {
-			tm := time.NewTimer(delay)
-			select {
-			case <-ctx.Done():
-				tm.Stop()
-				conn.Close()
-				return nil, ctx.Err()
-			case <-tm.C:
-			}
-		}
 	}
 	t.connDone = time.Now()
 	d.conns.Add(1)

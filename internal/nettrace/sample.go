@@ -13,7 +13,7 @@ type Phase int
 // The phases of one request, in order.
 const (
 	DNS     Phase = iota // name lookup; zero for IP literals and reused connections
-	Connect              // dial start → TCP established, including an emulated handshake delay
+	Connect              // dial start → TCP established (in the lab, the handshake across its network)
 	TLS                  // TLS handshake; zero for plain HTTP and reused connections
 	Send                 // connection obtained → request written, minus Wait100
 	Wait100              // Expect: 100-continue sent → 100 Continue received

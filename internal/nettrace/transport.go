@@ -1,6 +1,7 @@
 package nettrace
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -51,9 +52,9 @@ type Config struct {
 	// Timeout bounds dialing, the TLS handshake and waiting for response
 	// headers. Zero means 30 s.
 	Timeout time.Duration
-	// HandshakeDelay, when set, is added to every new TCP connection before
-	// it is used: the lab's emulated SYN/SYN-ACK round trip.
-	HandshakeDelay func(addr string) time.Duration
+	// Dial, when set, opens TCP connections instead of the system's dialer
+	// (the lab dials into its emulated network); connect is the time it takes.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Resolver for host names; nil means net.DefaultResolver.
 	Resolver *net.Resolver
 }
@@ -78,10 +79,10 @@ func NewTransport(cfg Config) *Transport {
 		tlsCfg = cfg.TLS.Clone()
 	}
 	d := &dialer{
-		timeout:        cfg.Timeout,
-		resolver:       cfg.Resolver,
-		handshakeDelay: cfg.HandshakeDelay,
-		tlsConfig:      tlsCfg,
+		timeout:   cfg.Timeout,
+		resolver:  cfg.Resolver,
+		dialFunc:  cfg.Dial,
+		tlsConfig: tlsCfg,
 	}
 	if d.resolver == nil {
 		d.resolver = net.DefaultResolver

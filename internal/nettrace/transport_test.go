@@ -104,7 +104,13 @@ func TestPhasesMeasureDelays(t *testing.T) {
 		time.Sleep(delay) // a stalled body: lands in recv
 		_, _ = w.Write(make([]byte, 1024))
 	})
-	tr := NewTransport(Config{HandshakeDelay: func(string) time.Duration { return delay }})
+	// A custom dialer's time is the connect phase (the lab's handshake across its network).
+	slowDial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		time.Sleep(delay)
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	tr := NewTransport(Config{Dial: slowDial})
 	defer tr.CloseIdleConnections()
 	s := do(t, tr, "GET", srv.URL, nil)
 	for _, c := range []struct {

@@ -114,7 +114,7 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		api := cfg.LabAPI
 		e.Target, e.Endpoint, e.LabInfo = e.Lab.Target(api), e.Lab.Endpoint(api), e.Lab.Info(api)
 		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, e.Lab.Credentials(api), "us-east-1"
-		e.Trace.TLS, e.Trace.HandshakeDelay = e.Lab.ClientTLS(), e.Lab.HandshakeDelay()
+		e.Trace.TLS, e.Trace.Dial, e.Trace.Resolver = e.Lab.ClientTLS(), e.Lab.Dial, e.Lab.Resolver()
 		createBucket = true // the lab's Azurite starts empty
 	} else {
 		if e.Target, err = storage.ParseTarget(cfg.URL); err != nil {

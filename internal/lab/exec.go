@@ -1,0 +1,104 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrCommandNotFound says lab exec's command is not on PATH.
+var ErrCommandNotFound = errors.New("command not found")
+
+// Env is the environment that points the AWS, Google and Azure SDKs (and
+// curl, Python, Node.js with caFile) at the lab's local endpoints.
+func (l *Lab) Env(caFile string) []string {
+	var env []string
+	if u := l.LocalEndpoint("s3"); u != "" {
+		c := l.Credentials("s3")
+		env = append(env, "AWS_ENDPOINT_URL="+u, "AWS_ACCESS_KEY_ID="+c.AccessKeyID,
+			"AWS_SECRET_ACCESS_KEY="+c.SecretAccessKey, "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1")
+		if caFile != "" {
+			env = append(env, "AWS_CA_BUNDLE="+caFile)
+		}
+	}
+	if u := l.LocalEndpoint("gcs"); u != "" {
+		env = append(env, "STORAGE_EMULATOR_HOST="+u)
+	}
+	if cs := l.AzureConnectionString(); cs != "" {
+		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+cs)
+	}
+	if caFile != "" {
+		env = append(env, "SSL_CERT_FILE="+caFile, "REQUESTS_CA_BUNDLE="+caFile, "NODE_EXTRA_CA_CERTS="+caFile, "CURL_CA_BUNDLE="+caFile)
+	}
+	return env
+}
+
+// Exec runs argv with the lab's environment added (Env, and the CA
+// certificate written to a temporary file with TLS), its standard streams
+// passed through, and returns its exit status. Cancelling ctx stops it
+// (SIGTERM, then SIGKILL after 5 s) with its process group; what it leaves
+// running in its group when it exits is stopped too.
+func (l *Lab) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if len(argv) == 0 {
+		return 0, errors.New("no command to run")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", argv[0], ErrCommandNotFound)
+	}
+	caFile := ""
+	if pem := l.CAPEM(); pem != nil {
+		dir, err := os.MkdirTemp("", "objbench-lab-")
+		if err != nil {
+			return 0, err
+		}
+		defer os.RemoveAll(dir)
+		caFile = filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(caFile, pem, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Env = append(os.Environ(), l.Env(caFile)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			}
+		case <-exited:
+		}
+	}()
+	err = cmd.Wait()
+	close(exited)
+	// What the command left running in its group would talk to a lab
+	// that is about to stop: end it with the command.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	return 0, fmt.Errorf("%s: %s", strings.Join(argv, " "), err)
+}

@@ -1,0 +1,241 @@
+package netem
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var lastServer atomic.Pointer[Conn]
+
+// serve answers each 8-byte request with that many bytes.
+func serve(t testing.TB, n *Network, port int) {
+	ln, err := n.Listen(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			lastServer.Store(c.(*Conn))
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 256<<10)
+				var req [8]byte
+				for {
+					if _, err := io.ReadFull(c, req[:]); err != nil {
+						return
+					}
+					left := int64(binary.BigEndian.Uint64(req[:]))
+					for left > 0 {
+						k, err := c.Write(buf[:min(left, int64(len(buf)))])
+						if err != nil {
+							return
+						}
+						left -= int64(k)
+					}
+				}
+			}()
+		}
+	}()
+}
+
+func get(t testing.TB, c net.Conn, size int64) time.Duration {
+	start := time.Now()
+	var req [8]byte
+	binary.BigEndian.PutUint64(req[:], uint64(size))
+	if _, err := c.Write(req[:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.CopyN(io.Discard, c, size); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+func newNet(t testing.TB, rtt time.Duration, rate int64, loss float64) *Network {
+	p := Path{Delay: rtt / 2, Rate: rate, Loss: loss}
+	b := LinuxBuffers
+	if v := os.Getenv("NETEM_RDEF"); v != "" {
+		b.RecvDefault, _ = strconv.Atoi(v)
+	}
+	srv := b
+	srv.SendMax = 4 * b.RecvMax
+	n, err := New(Config{Up: p, Down: p, Client: b, Server: srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Close)
+	return n
+}
+
+// TestSlowStartRounds: across 80 ms, connect is one round trip and a cold
+// GET takes the round trips of slow start (10 segments, doubling) ±1.
+func TestSlowStartRounds(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("timing test")
+	}
+	rtt := 80 * time.Millisecond
+	n := newNet(t, rtt, 1e9, 0)
+	serve(t, n, 80)
+	for _, tc := range []struct {
+		size   int64
+		rounds float64
+	}{{1 << 20, 7}, {4 << 20, 9}} {
+		var connect, cold float64
+		for range 3 { // a shared machine's hiccups: the best of three
+			start := time.Now()
+			c, err := n.Dial(context.Background(), 80)
+			if err != nil {
+				t.Fatal(err)
+			}
+			con := float64(time.Since(start)) / float64(rtt)
+			got := float64(get(t, c, tc.size)) / float64(rtt)
+			c.Close()
+			if cold == 0 || got < cold {
+				connect, cold = con, got
+			}
+		}
+		t.Logf("%d MiB: connect %.2f RTT, cold %.2f RTT (model %v)", tc.size>>20, connect, cold, tc.rounds)
+		if connect < 0.95 || connect > 1.2 {
+			t.Errorf("connect %.2f round trips, want 1", connect)
+		}
+		if cold < tc.rounds-1 || cold > tc.rounds+1 {
+			t.Errorf("cold %d MiB: %.2f round trips, want %v ±1", tc.size>>20, cold, tc.rounds)
+		}
+	}
+}
+
+// TestLossAndQueue: with 5% loss each way and a short queue behind a
+// slow link the bytes still arrive whole and in order, and the wire
+// counts its drops.
+func TestLossAndQueue(t *testing.T) {
+	t.Parallel()
+	p := Path{Delay: time.Millisecond, Rate: 20e6, Queue: 8 * 1500, Loss: 0.05}
+	n, err := New(Config{Up: p, Down: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	ln, err := n.Listen(9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	want := make([]byte, 1<<20)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = c.Write(want)
+	}()
+	c, err := n.Dial(context.Background(), 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := io.ReadAll(c)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes (%v), want the 1 MiB sent, intact", len(got), err)
+	}
+	_, down := n.Stats()
+	if down.LossDrops == 0 || down.QueueDrops == 0 {
+		t.Errorf("down %+v: want random and queue drops counted", down)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []Config{{MTU: 500}, {Up: Path{Loss: 1.5}}, {Down: Path{Delay: -1}}, {Up: Path{Queue: -1}}} {
+		if n, err := New(cfg); err == nil {
+			n.Close()
+			t.Errorf("%+v: no error", cfg)
+		}
+	}
+}
+
+// TestResetAndDialClosed: Reset drops a connection with a RST the peer
+// reads as an error; dialing a port nobody listens on is refused.
+func TestResetAndDialClosed(t *testing.T) {
+	t.Parallel()
+	n := newNet(t, 2*time.Millisecond, 0, 0)
+	ln, err := n.Listen(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			_ = c.(*Conn).Reset()
+		}
+	}()
+	c, err := n.Dial(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.ReadAll(c); err == nil {
+		t.Error("read after a reset: no error")
+	}
+	if _, err := n.Dial(context.Background(), 8); err == nil {
+		t.Error("dial to a closed port succeeded")
+	}
+}
+
+func BenchmarkThroughput(b *testing.B) {
+	n := newNet(b, 2*time.Millisecond, 0, 0)
+	serve(b, n, 80)
+	c, err := n.Dial(context.Background(), 80)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	get(b, c, 1<<20)
+	const size = 32 << 20
+	b.SetBytes(size)
+	for b.Loop() {
+		get(b, c, size)
+	}
+}
+
+func BenchmarkThroughputRTT(b *testing.B) {
+	if v := os.Getenv("NETEM_CC"); v != "" {
+		ccOpt = v
+	}
+	for _, rtt := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
+		b.Run(rtt.String(), func(b *testing.B) {
+			n := newNet(b, rtt, 0, 0)
+			serve(b, n, 80)
+			c, err := n.Dial(context.Background(), 80)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			get(b, c, 8<<20)
+			const size = 32 << 20
+			b.SetBytes(size)
+			for b.Loop() {
+				get(b, c, size)
+			}
+			up, down := n.Stats()
+			b.Logf("up %+v down %+v client %+v server %+v %s", up, down, c.Info(), lastServer.Load().Info(), n.debug())
+		})
+	}
+}
