@@ -170,6 +170,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		wg       sync.WaitGroup
 	)
 	recs := make([]*stats.Recorder, conc)
+	cpu0, cpuOK := stats.ProcessCPU()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
 	for w := range conc {
@@ -194,6 +195,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	cpu1, _ := stats.ProcessCPU()
 	stopProgress()
 
 	merged := recs[0]
@@ -207,6 +209,9 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		Summary:     merged.Summarize(st.Moved(), wall),
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,
+	}
+	if cpuOK {
+		res.Summary.ClientCPU = cpu1 - cpu0 // the whole process's CPU across the step
 	}
 	clientsMu.Lock()
 	for _, c := range clients {

@@ -124,4 +124,12 @@ type Result struct {
 	ReusedFraction float64              `json:"reused_fraction"`
 	FirstRequest   Group                `json:"first_request"`
 	LaterRequests  Group                `json:"later_requests"`
+	// ClientCPUusPerOp is objbench's own CPU time (the whole process, user
+	// plus system, across the step) per operation, failed ones included, in
+	// microseconds; ClientCPUsPerGB is the same CPU in seconds per GB
+	// (10^9 bytes) moved. Zero when not measured or, per GB, nothing moved.
+	// On a small machine this CPU is taken from the server or the next
+	// request; in a serverless function it is billed.
+	ClientCPUusPerOp float64 `json:"client_cpu_us_per_op"`
+	ClientCPUsPerGB  float64 `json:"client_cpu_s_per_gb"`
 }

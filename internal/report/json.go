@@ -39,6 +39,7 @@ func clean(d *Document) *Document {
 		r.AggregateMBps = sanitize(r.AggregateMBps)
 		r.PhasesMs = cleanPhases(r.PhasesMs)
 		r.ReusedFraction = sanitize(r.ReusedFraction)
+		r.ClientCPUusPerOp, r.ClientCPUsPerGB = sanitize(r.ClientCPUusPerOp), sanitize(r.ClientCPUsPerGB)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
 		c.Results[i] = r
 	}

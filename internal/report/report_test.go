@@ -38,7 +38,9 @@ func fixture() *Document {
 		for range failures {
 			r.Add(&nettrace.Sample{Err: "boom", ErrClass: "timeout", Retries: 1})
 		}
-		return FromSummary(workload, op, size, conc, "pooled", time.Second, r.Summarize(size, time.Second))
+		sum := r.Summarize(size, time.Second)
+		sum.ClientCPU = time.Duration(n+failures) * (100*time.Microsecond + time.Duration(size/1000)*time.Microsecond/50)
+		return FromSummary(workload, op, size, conc, "pooled", time.Second, sum)
 	}
 	return &Document{
 		Schema: Schema, RunID: "20261122T120000-abcdef",

@@ -218,6 +218,11 @@ func workloadTables(w io.Writer, wl string, steps []Result, heading func(Result)
 		row("reconnects", func(r Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
 		row("wall s", func(r Result) string { return num(sanitize(r.WallS)) }),
 	)
+	if slices.ContainsFunc(steps, func(r Result) bool { return r.ClientCPUusPerOp > 0 }) {
+		rows = append(rows,
+			row("client cpu µs/op", func(r Result) string { return positive(r.ClientCPUusPerOp) }),
+			row("client cpu s/GB", func(r Result) string { return positive(r.ClientCPUsPerGB) }))
+	}
 	table(w, [][]string{heads}, rows)
 }
 
@@ -266,6 +271,14 @@ func phaseTable(w io.Writer, wl string, steps []Result, heading func(Result) str
 	})
 	both("count", func(g Group) string { return strconv.FormatInt(g.Count, 10) })
 	table(w, [][]string{names, kinds}, rows)
+}
+
+// positive prints v, or "-" when it was not measured (zero).
+func positive(v float64) string {
+	if sanitize(v) <= 0 {
+		return "-"
+	}
+	return num(v)
 }
 
 // cell prints v, or "-" when no request succeeded.
