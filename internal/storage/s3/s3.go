@@ -95,6 +95,9 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		so.ContinueHeaderThresholdBytes = -1
+		// The same endpoint rules, evaluated once per bucket instead of twice
+		// per request (fast.go).
+		so.EndpointResolverV2 = newCachedResolver(s3.NewDefaultEndpointResolverV2())
 	})
 	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
 }
