@@ -29,6 +29,7 @@ type targetFlags struct {
 	prefix                    string
 	force, createBucket       bool
 	upload, partSize          string
+	client                    string
 	partConcurrency           int
 	lab                       labFlags
 	// persistent (probe, serve) keeps objects under objbench/probe/ (or
@@ -48,6 +49,7 @@ func (tf *targetFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&tf.upload, "upload", "auto", "upload style: auto (the SDK's default for the size), single (one request), resumable (GCS session + data), multipart (S3 multipart, Azure blocks)")
 	fl.StringVar(&tf.partSize, "part-size", "", "part or chunk size for multipart and chunked uploads (default: the SDK's)")
 	fl.IntVar(&tf.partConcurrency, "part-concurrency", 0, "parts in flight per multipart upload (default: the SDK's)")
+	fl.StringVar(&tf.client, "client", storage.ClientSDK, "S3 client library: sdk (aws-sdk-go-v2) or minio (minio-go, the client of MinIO's warp); both are traced alike")
 	tf.lab.register(fl, true)
 }
 
@@ -92,6 +94,12 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 		return nil, usagef("--part-concurrency must be positive")
 	}
 	e.sopts.PartConcurrency = tf.partConcurrency
+	switch tf.client {
+	case storage.ClientSDK, storage.ClientMinio:
+		e.sopts.Client = tf.client
+	default:
+		return nil, usagef("--client %q: use sdk or minio", tf.client)
+	}
 	if tf.prefix != "" {
 		for _, seg := range strings.Split(tf.prefix, "/") {
 			if seg == ".." || seg == "." {
@@ -153,6 +161,9 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 	}
 	if err := checkUploadStyle(e.sopts.Upload, e.target.Scheme); err != nil {
 		return nil, err
+	}
+	if e.sopts.Client == storage.ClientMinio && e.target.Scheme != "s3" {
+		return nil, usagef("--client minio is an S3 client; %s:// has one client, its SDK", e.target.Scheme)
 	}
 	// The setup client (bucket check, pools, cleanup) is not measured: it
 	// retries what the network or a faulty lab throws at it.
