@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # objbench against MinIO's warp v1.3.1, side by side on one MinIO in one run:
-# GET 1 KiB c8, GET 32 MiB c1 and c20, PUT 1 KiB c8, PUT 32 MiB c1. Prints
+# GET 1 KiB c8, GET 32 MiB c1 and c20, PUT 1 KiB c8, PUT 32 MiB c1, objbench
+# with each S3 client (--client sdk and minio). Prints
 # ops/s, MB/s (10^6 bytes), each client's own CPU seconds per 1,000 ops and per
 # GB, and the ratios to warp. Takes minutes; not part of scripts/test.
 #
@@ -42,13 +43,13 @@ fi
 
 echo "building objbench" >&2
 (cd "$root" && go build -o "$tmp/objbench-head" ./cmd/objbench)
-bins=(-objbench "head=$tmp/objbench-head")
+bins=(-objbench "sdk=$tmp/objbench-head" -objbench "minio=$tmp/objbench-head --client minio")
 if [[ -n ${OBJBENCH_BASE_REV:-} ]]; then
   echo "building objbench at $OBJBENCH_BASE_REV" >&2
   mkdir "$tmp/base"
   (cd "$root" && git archive "$OBJBENCH_BASE_REV" | tar -x -C "$tmp/base")
   (cd "$tmp/base" && go build -o "$tmp/objbench-base" ./cmd/objbench)
-  bins=(-objbench "base=$tmp/objbench-base" "${bins[@]}")
+  bins=(-objbench "base=$tmp/objbench-base" "${bins[@]}") # the SDK client at that revision
 fi
 (cd "$root" && go build -o "$tmp/peers" ./bench/peers)
 "$tmp/peers" -warp "$warp" "${bins[@]}" -endpoint "$OBJBENCH_TEST_S3_ENDPOINT" "$@"

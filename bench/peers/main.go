@@ -57,7 +57,10 @@ var allRows = []row{
 	{op: "put", size: 32 << 20, conc: 1},
 }
 
-type client struct{ name, kind, path string }
+type client struct {
+	name, kind, path string
+	args             []string // extra objbench flags
+}
 
 // result is one client's measurement of one row.
 type result struct {
@@ -79,18 +82,22 @@ type objFlag []client
 
 func (o *objFlag) String() string { return fmt.Sprint(*o) }
 func (o *objFlag) Set(s string) error {
-	name, path, ok := strings.Cut(s, "=")
+	name, rest, ok := strings.Cut(s, "=")
 	if !ok {
-		name, path = "objbench", s
+		name, rest = "objbench", s
 	}
-	*o = append(*o, client{name: name, kind: "objbench", path: path})
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return fmt.Errorf("no path in %q", s)
+	}
+	*o = append(*o, client{name: name, kind: "objbench", path: f[0], args: f[1:]})
 	return nil
 }
 
 func main() {
 	var objs objFlag
 	warp := flag.String("warp", "", "path of the warp binary")
-	flag.Var(&objs, "objbench", "NAME=PATH of an objbench binary (repeatable: e.g. base=... head=...)")
+	flag.Var(&objs, "objbench", "'NAME=PATH [FLAGS]' of an objbench binary and extra flags (repeatable: e.g. base=... 'minio=... --client minio')")
 	endpoint := flag.String("endpoint", os.Getenv("OBJBENCH_TEST_S3_ENDPOINT"), "S3 endpoint, http://host:port")
 	duration := flag.Duration("duration", 10*time.Second, "measured time per run")
 	repeats := flag.Int("repeats", 2, "rounds; the order of the clients alternates between rounds")
@@ -257,10 +264,12 @@ func (m *measurer) objbench(ctx context.Context, c client, r row) (result, error
 		args = append(args, "--workload", "latency", "--objects", strconv.Itoa(r.objects), "--object-size", size,
 			"--gets", "100000000", "--latency-concurrency", strconv.Itoa(r.conc), "--op-sizes", "0", "--op-count", "1")
 	} else {
-		args = append(args, "--workload", "concurrency", "--concurrency", strconv.Itoa(r.conc), "--concurrency-size", size,
-			"--requests", "100000000")
+		// The latency workload's PUT step writes a new key per request, as
+		// warp does (its HEAD and DELETE steps follow, unread).
+		args = append(args, "--workload", "latency", "--objects", "1", "--object-size", "0", "--gets", "1",
+			"--latency-concurrency", strconv.Itoa(r.conc), "--op-sizes", size, "--op-count", "100000000")
 	}
-	cmd := exec.CommandContext(ctx, c.path, args...)
+	cmd := exec.CommandContext(ctx, c.path, append(args, c.args...)...)
 	cmd.Dir = m.dir
 	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+m.ak, "AWS_SECRET_ACCESS_KEY="+m.sk, "AWS_SESSION_TOKEN=")
 	_, _, proc, err := runSampled(cmd)
