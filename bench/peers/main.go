@@ -40,7 +40,9 @@ type row struct {
 	objects int
 }
 
-func (r row) name() string { return fmt.Sprintf("%s %s c%d", strings.ToUpper(r.op), sizeName(r.size), r.conc) }
+func (r row) name() string {
+	return fmt.Sprintf("%s %s c%d", strings.ToUpper(r.op), sizeName(r.size), r.conc)
+}
 
 func sizeName(n int64) string {
 	if n >= 1<<20 {
