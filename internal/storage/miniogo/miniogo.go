@@ -178,7 +178,7 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 		return 0, mapErr("get", key, err)
 	}
 	defer body.Close()
-	n, err := io.Copy(w, body)
+	n, err := storage.CopyBody(w, body)
 	if err != nil {
 		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
 	}

@@ -191,7 +191,7 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 		return 0, mapErr("get", key, err)
 	}
 	defer out.Body.Close()
-	n, err := io.Copy(w, out.Body)
+	n, err := storage.CopyBody(w, out.Body)
 	if err != nil {
 		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
 	}
