@@ -129,7 +129,8 @@ type Result struct {
 	// microseconds; ClientCPUsPerGB is the same CPU in seconds per GB
 	// (10^9 bytes) moved. Zero when not measured or, per GB, nothing moved.
 	// On a small machine this CPU is taken from the server or the next
-	// request; in a serverless function it is billed.
+	// request; in a serverless function it is billed. With the embedded
+	// lab the servers run in the same process, so their CPU is included.
 	ClientCPUusPerOp float64 `json:"client_cpu_us_per_op"`
 	ClientCPUsPerGB  float64 `json:"client_cpu_s_per_gb"`
 }

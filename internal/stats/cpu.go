@@ -6,8 +6,9 @@ import "time"
 // used so far, from getrusage(RUSAGE_SELF); ok is false where the platform
 // has no such count. A step's client CPU is the difference across the step:
 // it includes everything the process did meanwhile (the load's workers, the
-// SDK, the tracing, the garbage collector, a progress bar), which is what a
-// program driving the same load would pay.
+// SDK, the tracing, the garbage collector, a progress bar, and the embedded
+// lab's servers when they run in the process), which is what a program
+// driving the same load would pay.
 func ProcessCPU() (cpu time.Duration, ok bool) { return processCPU() }
 
 // CPUPerOp is cpu per operation in microseconds; 0 when there was none.
