@@ -9,8 +9,8 @@
 #   OBJBENCH_BASE_REV=<git rev> bench/peers.sh   # also objbench at that revision
 #
 # warp is built once from ../shared/peers (beside the project) into
-# $OBJBENCH_CACHE/peers/warp; MinIO is the one scripts/services runs (started
-# here, and stopped again, when it is not running).
+# $OBJBENCH_CACHE/peers/warp; MinIO is scripts/services' pinned binary, run
+# here on a port and data folder of its own and stopped at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export OBJBENCH_CACHE=${OBJBENCH_CACHE:-$root/.cache}
@@ -28,17 +28,37 @@ fi
 warp=$("$peers/build-warp" "$OBJBENCH_CACHE/peers/warp")
 
 tmp=$(mktemp -d)
-started_minio=
+minio_pid= started_services=
 cleanup() {
+  if [[ -n $minio_pid ]]; then kill "$minio_pid" 2>/dev/null || true; wait "$minio_pid" 2>/dev/null || true; fi
+  if [[ -n $started_services ]]; then OBJBENCH_SERVICES=minio "$root/scripts/services" down >/dev/null 2>&1 || true; fi
   rm -rf "$tmp"
-  if [[ -n $started_minio ]]; then OBJBENCH_SERVICES=minio "$root/scripts/services" down >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
-if OBJBENCH_SERVICES=minio "$root/scripts/services" status >/dev/null 2>&1; then
-  eval "$(OBJBENCH_SERVICES=minio "$root/scripts/services" env)"
-else
+# A MinIO of our own, started as scripts/services starts its one (same pinned
+# binary, same settings), so that other users of the shared one neither
+# restart it under the measurement nor load it. Without the binary in the
+# cache, scripts/services installs and starts the shared one, which is used.
+if [[ ! -x $OBJBENCH_CACHE/bin/minio ]]; then
+  if ! OBJBENCH_SERVICES=minio "$root/scripts/services" status >/dev/null 2>&1; then started_services=1; fi
   eval "$(OBJBENCH_SERVICES=minio "$root/scripts/services" up)"
-  started_minio=1
+else
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  console=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  user=peers$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+  password=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n')
+  mkdir "$tmp/minio-data"
+  MINIO_ROOT_USER=$user MINIO_ROOT_PASSWORD=$password MINIO_BROWSER=off MINIO_UPDATE=off CI=false \
+    "$OBJBENCH_CACHE/bin/minio" server --quiet --address "127.0.0.1:$port" --console-address "127.0.0.1:$console" \
+    "$tmp/minio-data" >"$tmp/minio.log" 2>&1 </dev/null &
+  minio_pid=$!
+  for _ in $(seq 300); do
+    curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$port/minio/health/ready" 2>/dev/null && break
+    kill -0 "$minio_pid" 2>/dev/null || { echo "peers: minio exited:" >&2; tail -5 "$tmp/minio.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  export OBJBENCH_TEST_S3_ENDPOINT=http://127.0.0.1:$port OBJBENCH_TEST_S3_ACCESS_KEY=$user OBJBENCH_TEST_S3_SECRET_KEY=$password
+  echo "peers: own minio on 127.0.0.1:$port" >&2
 fi
 
 echo "building objbench" >&2
