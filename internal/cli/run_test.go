@@ -103,7 +103,7 @@ func TestRunLabJSON(t *testing.T) {
 // connection reuse on the lab, and every step reports its client CPU.
 func TestRunClientsAlike(t *testing.T) {
 	t.Parallel()
-	args := []string{"run", "--json", "-q", "--no-save", "--workload", "latency,throughput", "--gets", "30", "--latency-concurrency", "2",
+	args := []string{"run", "--json", "-q", "--no-save", "--workload", "latency,throughput", "--gets", "30", "--latency-concurrency", "1",
 		"--op-sizes", "0,1KiB", "--op-count", "3", "--sizes", "1MiB", "--size-count", "2"}
 	docs := map[string]doc{}
 	for _, client := range []string{"sdk", "minio"} {
