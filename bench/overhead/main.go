@@ -1,7 +1,8 @@
 // Command overhead measures, side by side in one run, how many 1 KiB GETs per
 // second objbench's traced runner achieves against the embedded S3 server,
 // compared with a plain loop on an untraced net/http client, and with the same
-// SDK client untraced (to tell tracing cost from SDK cost).
+// SDK client untraced (to tell tracing cost from SDK cost); then the same
+// for the minio-go client (--client minio).
 //
 //	go run ./bench/overhead [-c 8] [-n 20000] [-rounds 3]
 package main
@@ -14,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,9 +31,23 @@ func main() {
 	conc := flag.Int("c", 8, "concurrency")
 	n := flag.Int("n", 20000, "requests per measurement")
 	rounds := flag.Int("rounds", 3, "alternating rounds of each variant")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to FILE")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "overhead:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*conc, *n, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "overhead:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -43,11 +59,11 @@ func run(conc, n, rounds int) error {
 		return err
 	}
 	defer l.Close()
-	open := func(hc *http.Client) (storage.Backend, error) {
+	openClient := func(client string, hc *http.Client) (storage.Backend, error) {
 		return providers.Open(ctx, l.Target("s3"), storage.Options{Endpoint: l.Endpoint("s3"), Region: "us-east-1",
-			Credentials: l.Credentials("s3"), HTTPClient: hc, MaxAttempts: 1})
+			Credentials: l.Credentials("s3"), HTTPClient: hc, MaxAttempts: 1, Client: client})
 	}
-	setup, err := open(&http.Client{})
+	setup, err := openClient(storage.ClientSDK, &http.Client{})
 	if err != nil {
 		return err
 	}
@@ -72,43 +88,48 @@ func run(conc, n, rounds int) error {
 			return err
 		})
 	}
-	sdk := func() (float64, error) {
-		tr := &http.Transport{MaxIdleConnsPerHost: conc}
-		defer tr.CloseIdleConnections()
-		b, err := open(&http.Client{Transport: tr})
-		if err != nil {
-			return 0, err
-		}
-		return loop(conc, n, func() error {
-			_, err := b.Get(ctx, key, io.Discard)
-			return err
-		})
-	}
-	objbench := func() (float64, error) {
-		r := &load.Runner{NewClient: func(ctx context.Context) (*load.Client, error) {
-			tr := nettrace.NewTransport(nettrace.Config{})
-			b, err := open(tr.Client())
-			return &load.Client{Backend: b, Transport: tr}, err
-		}}
-		st := &load.Step{Workload: "latency", Op: "get", Size: 1024, Concurrency: conc, Requests: n,
-			Key: func(int) string { return key },
-			Do: func(ctx context.Context, b storage.Backend, k string) error {
-				_, err := b.Get(ctx, k, io.Discard)
+	untraced := func(client string) func() (float64, error) {
+		return func() (float64, error) {
+			tr := &http.Transport{MaxIdleConnsPerHost: conc}
+			defer tr.CloseIdleConnections()
+			b, err := openClient(client, &http.Client{Transport: tr})
+			if err != nil {
+				return 0, err
+			}
+			return loop(conc, n, func() error {
+				_, err := b.Get(ctx, key, io.Discard)
 				return err
+			})
+		}
+	}
+	traced := func(client string) func() (float64, error) {
+		return func() (float64, error) {
+			r := &load.Runner{NewClient: func(ctx context.Context) (*load.Client, error) {
+				tr := nettrace.NewTransport(nettrace.Config{})
+				b, err := openClient(client, tr.Client())
+				return &load.Client{Backend: b, Transport: tr}, err
 			}}
-		res, err := r.Run(ctx, st)
-		if err != nil {
-			return 0, err
+			st := &load.Step{Workload: "latency", Op: "get", Size: 1024, Concurrency: conc, Requests: n,
+				Key: func(int) string { return key },
+				Do: func(ctx context.Context, b storage.Backend, k string) error {
+					_, err := b.Get(ctx, k, io.Discard)
+					return err
+				}}
+			res, err := r.Run(ctx, st)
+			if err != nil {
+				return 0, err
+			}
+			if res.Summary.Errors > 0 {
+				return 0, fmt.Errorf("%d errors: %s", res.Summary.Errors, res.FirstError)
+			}
+			return float64(res.Summary.Count) / res.Wall.Seconds(), nil
 		}
-		if res.Summary.Errors > 0 {
-			return 0, fmt.Errorf("%d errors: %s", res.Summary.Errors, res.FirstError)
-		}
-		return float64(res.Summary.Count) / res.Wall.Seconds(), nil
 	}
 	variants := []struct {
 		name string
 		fn   func() (float64, error)
-	}{{"plain net/http loop", plain}, {"SDK loop, untraced", sdk}, {"objbench runner (traced)", objbench}}
+	}{{"plain net/http loop", plain}, {"SDK loop, untraced", untraced(storage.ClientSDK)}, {"objbench runner (traced)", traced(storage.ClientSDK)},
+		{"minio-go loop, untraced", untraced(storage.ClientMinio)}, {"runner --client minio", traced(storage.ClientMinio)}}
 	best := make([]float64, len(variants))
 	for round := range rounds {
 		for i, v := range variants {
@@ -125,7 +146,8 @@ func run(conc, n, rounds int) error {
 	for i, v := range variants {
 		fmt.Printf("%-26s %9.0f %7.1f%%\n", v.name, best[i], 100*best[i]/best[0])
 	}
-	fmt.Printf("tracing cost alone (traced runner / untraced SDK): %.1f%%\n", 100*best[2]/best[1])
+	fmt.Printf("tracing cost alone (traced runner / untraced loop of the same client): SDK %.1f%%, minio-go %.1f%%\n",
+		100*best[2]/best[1], 100*best[4]/best[3])
 	return nil
 }
 

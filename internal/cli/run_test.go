@@ -99,6 +99,59 @@ func TestRunLabJSON(t *testing.T) {
 	}
 }
 
+// Both S3 clients make the same steps with the same counts, phases and
+// connection reuse on the lab, and every step reports its client CPU.
+func TestRunClientsAlike(t *testing.T) {
+	t.Parallel()
+	args := []string{"run", "--json", "-q", "--no-save", "--workload", "latency,throughput", "--gets", "30", "--latency-concurrency", "1",
+		"--op-sizes", "0,1KiB", "--op-count", "3", "--sizes", "1MiB", "--size-count", "2"}
+	docs := map[string]doc{}
+	for _, client := range []string{"sdk", "minio"} {
+		code, out, errOut := runCLI(t, context.Background(), append(args, "--client", client)...)
+		if code != 0 {
+			t.Fatalf("--client %s: exit %d: %s", client, code, errOut)
+		}
+		docs[client] = parseDoc(t, out)
+		var raw struct {
+			Options map[string]string `json:"options"`
+			Results []struct {
+				CPUPerOp float64 `json:"client_cpu_us_per_op"`
+				CPUPerGB float64 `json:"client_cpu_s_per_gb"`
+				Op       string  `json:"op"`
+				Size     int64   `json:"size_bytes"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatal(err)
+		}
+		if raw.Options["client"] != client {
+			t.Errorf("options.client = %q, want %q", raw.Options["client"], client)
+		}
+		for _, r := range raw.Results {
+			if r.CPUPerOp <= 0 || (r.Size > 0 && (r.Op == "get" || r.Op == "put")) != (r.CPUPerGB > 0) {
+				t.Errorf("--client %s %s %d: client CPU %v µs/op, %v s/GB", client, r.Op, r.Size, r.CPUPerOp, r.CPUPerGB)
+			}
+		}
+	}
+	sdk, mc := docs["sdk"], docs["minio"]
+	if len(sdk.Results) != len(mc.Results) || len(sdk.Results) == 0 {
+		t.Fatalf("steps: sdk %d, minio %d", len(sdk.Results), len(mc.Results))
+	}
+	for i, a := range sdk.Results {
+		b := mc.Results[i]
+		if a.Op != b.Op || a.SizeBytes != b.SizeBytes || a.Count != b.Count || b.Errors != 0 || a.First.Count != b.First.Count ||
+			a.First.Reused != b.First.Reused || (a.Later.Reused >= 0.95) != (b.Later.Reused >= 0.95) {
+			t.Errorf("step %d: sdk %s %d count %d first %+v later %+v; minio %s %d count %d errors %d first %+v later %+v",
+				i, a.Op, a.SizeBytes, a.Count, a.First, a.Later, b.Op, b.SizeBytes, b.Count, b.Errors, b.First, b.Later)
+		}
+		for _, ph := range []string{"send", "wait", "recv"} {
+			if (a.Phases[ph].P99 > 0) != (b.Phases[ph].P99 > 0) && a.Op != "delete" && a.Op != "head" {
+				t.Errorf("step %d %s %d: phase %s p99 sdk %v, minio %v", i, a.Op, a.SizeBytes, ph, a.Phases[ph].P99, b.Phases[ph].P99)
+			}
+		}
+	}
+}
+
 func TestRunFreshConnections(t *testing.T) {
 	t.Parallel()
 	code, out, errOut := runCLI(t, context.Background(), "run", "--json", "--conn", "fresh", "--workload", "latency",
@@ -192,6 +245,8 @@ func TestRunBadInput(t *testing.T) {
 		{"bad level", []string{"run", "--concurrency", "1,0"}, 2, "bad count"},
 		{"unknown workload", []string{"run", "--workload", "latency,speed"}, 2, "unknown workload"},
 		{"unknown conn", []string{"run", "--conn", "http3"}, 2, "unknown connection strategy"},
+		{"unknown client", []string{"run", "--client", "boto3"}, 2, "use sdk or minio"},
+		{"minio client off S3", []string{"run", "--client", "minio", "--lab-api", "gcs"}, 2, "--client minio is an S3 client"},
 		{"two targets", []string{"run", "s3://aaa", "s3://bbb"}, 2, "at most one TARGET"},
 		{"unknown flag", []string{"run", "--nope"}, 2, "unknown flag"},
 		{"unknown profile", []string{"run", "lab:mars"}, 2, "profile"},

@@ -99,6 +99,6 @@ func (f *runFlags) asMap(strategy nettrace.Strategy) map[string]string {
 		"sizes": f.sizes, "size_count": fmt.Sprint(f.sizeCount), "concurrency": f.levels,
 		"concurrency_size": f.levelSize, "requests": fmt.Sprint(f.requests),
 		"duration": f.duration.String(), "timeout": f.timeout.String(), "max_attempts": fmt.Sprint(f.maxAttempts),
-		"upload": f.upload, "part_size": f.partSize, "part_concurrency": fmt.Sprint(f.partConcurrency),
+		"upload": f.upload, "part_size": f.partSize, "client": f.client, "part_concurrency": fmt.Sprint(f.partConcurrency),
 	}
 }

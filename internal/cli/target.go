@@ -22,6 +22,7 @@ type targetFlags struct {
 	prefix                    string
 	force, createBucket       bool
 	upload, partSize          string
+	client                    string
 	partConcurrency           int
 	lab                       labFlags
 	// persistent (probe, serve) keeps objects under objbench/probe/ (or
@@ -41,6 +42,7 @@ func (tf *targetFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&tf.upload, "upload", "auto", "upload style: auto (the SDK's default for the size), single (one request), resumable (GCS session + data), multipart (S3 multipart, Azure blocks)")
 	fl.StringVar(&tf.partSize, "part-size", "", "part or chunk size for multipart and chunked uploads (default: the SDK's)")
 	fl.IntVar(&tf.partConcurrency, "part-concurrency", 0, "parts in flight per multipart upload (default: the SDK's)")
+	fl.StringVar(&tf.client, "client", storage.ClientSDK, "S3 client library: sdk (aws-sdk-go-v2) or minio (minio-go, the client of MinIO's warp); both are traced alike")
 	tf.lab.register(fl, true)
 }
 
@@ -64,7 +66,7 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 func (tf *targetFlags) config(raw string, fs *pflag.FlagSet, def labDefaults, runID string) (target.Config, error) {
 	cfg := target.Config{URL: raw, Endpoint: tf.endpoint, Region: tf.region, Profile: tf.profile, Timeout: tf.timeout,
 		Prefix: tf.prefix, Force: tf.force, CreateBucket: tf.createBucket, Persistent: tf.persistent,
-		PartConcurrency: tf.partConcurrency, RunID: runID}
+		PartConcurrency: tf.partConcurrency, Client: tf.client, RunID: runID}
 	var err error
 	if cfg.Upload, err = storage.ParseUploadStyle(tf.upload); err != nil {
 		return cfg, usagef("--upload: %w", err)

@@ -34,6 +34,8 @@ func FromSummary(workload, op string, size int64, concurrency int, strategy stri
 	if s.Count > 0 {
 		r.RequestsPerOp = float64(s.Requests) / float64(s.Count)
 	}
+	r.ClientCPUusPerOp = stats.CPUPerOp(s.ClientCPU, s.Count+s.Errors)
+	r.ClientCPUsPerGB = stats.CPUPerGB(s.ClientCPU, s.Bytes)
 	return r
 }
 

@@ -170,4 +170,13 @@ type Result struct {
 	ExpectWaited  float64 `json:"expect_waited"`
 	FirstRequest  Group   `json:"first_request"`
 	LaterRequests Group   `json:"later_requests"`
+	// ClientCPUusPerOp is objbench's own CPU time (the whole process, user
+	// plus system, across the step) per operation, failed ones included, in
+	// microseconds; ClientCPUsPerGB is the same CPU in seconds per GB
+	// (10^9 bytes) moved. Zero when not measured or, per GB, nothing moved.
+	// On a small machine this CPU is taken from the server or the next
+	// request; in a serverless function it is billed. With the embedded
+	// lab the servers run in the same process, so their CPU is included.
+	ClientCPUusPerOp float64 `json:"client_cpu_us_per_op"`
+	ClientCPUsPerGB  float64 `json:"client_cpu_s_per_gb"`
 }

@@ -53,6 +53,7 @@ func (d *Document) finite() Doc {
 		r.PhasesMs = cleanPhases(r.PhasesMs)
 		r.ReusedFraction = Finite(r.ReusedFraction)
 		r.ExpectSent, r.ExpectWaited = Finite(r.ExpectSent), Finite(r.ExpectWaited)
+		r.ClientCPUusPerOp, r.ClientCPUsPerGB = Finite(r.ClientCPUusPerOp), Finite(r.ClientCPUsPerGB)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
 		c.Results[i] = r
 	}

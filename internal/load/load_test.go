@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/mem"
 	"github.com/objbench/objbench/internal/units"
@@ -191,5 +192,33 @@ func TestGetDetectsShortRead(t *testing.T) {
 	var se *storage.Error
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "short read") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRunnerMeasuresClientCPU(t *testing.T) {
+	t.Parallel()
+	if _, ok := stats.ProcessCPU(); !ok {
+		t.Skip("no process CPU count on this platform")
+	}
+	r := &Runner{NewClient: memClients("runner-cpu")}
+	const n = 20
+	st := &Step{Op: "get", Concurrency: 2, Requests: n, Key: func(i int) string { return fmt.Sprint(i) },
+		Do: func(ctx context.Context, b storage.Backend, key string) error {
+			// Each operation burns at least 1 ms of the process's CPU.
+			c0, _ := stats.ProcessCPU()
+			for {
+				if c, _ := stats.ProcessCPU(); c-c0 >= time.Millisecond || ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
+		}}
+	res, err := r.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two workers may burn their milliseconds at the same time: at least
+	// n/2 ms in all.
+	if res.Summary.Count != n || res.Summary.ClientCPU < n/2*time.Millisecond {
+		t.Errorf("count %d, client CPU %v, want at least %v", res.Summary.Count, res.Summary.ClientCPU, n/2*time.Millisecond)
 	}
 }

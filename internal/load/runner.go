@@ -193,6 +193,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	lags := make([]time.Duration, conc)
 	kept := make([]*stats.Reservoir, conc)
 	sinks := make([]Sink, conc)
+	cpu0, cpuOK := stats.ProcessCPU()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
 	for w := range conc {
@@ -221,6 +222,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	cpu1, _ := stats.ProcessCPU()
 	stopProgress()
 
 	merged := recs[0]
@@ -241,6 +243,9 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	for _, l := range lags {
 		res.StartLag = max(res.StartLag, l)
+	}
+	if cpuOK {
+		res.Summary.ClientCPU = cpu1 - cpu0 // the whole process's CPU across the step
 	}
 	clientsMu.Lock()
 	for _, c := range clients {

@@ -118,6 +118,7 @@ func runSummary(r HTMLRun) runView {
 				strconv.FormatInt(s.Count, 10), strconv.FormatInt(s.Errors, 10),
 				num(s.TTFBms.P50), num(s.TTFBms.P90), num(s.TTFBms.P99),
 				num(s.TotalMs.P50), num(s.TotalMs.P99), mbpsText(s), pct(s.ReusedFraction),
+				positive(s.ClientCPUusPerOp),
 			}})
 		}
 	case r.Strategies != nil:

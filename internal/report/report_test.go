@@ -40,7 +40,9 @@ func fixture() *document.Document {
 		for range failures {
 			r.Add(&nettrace.Sample{Err: "boom", ErrClass: "timeout", Retries: 1})
 		}
-		return document.FromSummary(workload, op, size, conc, "pooled", time.Second, r.Summarize(size, time.Second))
+		sum := r.Summarize(size, time.Second)
+		sum.ClientCPU = time.Duration(n+failures) * (100*time.Microsecond + time.Duration(size/1000)*time.Microsecond/50)
+		return document.FromSummary(workload, op, size, conc, "pooled", time.Second, sum)
 	}
 	return &document.Document{
 		Envelope: document.Envelope{Schema: document.Schema, RunID: "20261122T120000-abcdef",

@@ -227,6 +227,11 @@ func workloadTables(w io.Writer, wl string, steps []document.Result, heading fun
 			row("expect waited", func(r document.Result) string { return fraction(r.Count, r.ExpectWaited) }))
 	}
 	rows = append(rows, row("wall s", func(r document.Result) string { return num(document.Finite(r.WallS)) }))
+	if slices.ContainsFunc(steps, func(r document.Result) bool { return r.ClientCPUusPerOp > 0 }) {
+		rows = append(rows,
+			row("client cpu µs/op", func(r document.Result) string { return positive(r.ClientCPUusPerOp) }),
+			row("client cpu s/GB", func(r document.Result) string { return positive(r.ClientCPUsPerGB) }))
+	}
 	table(w, [][]string{heads}, rows)
 }
 
@@ -283,6 +288,14 @@ func fraction(count int64, v float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(document.Finite(v), 'f', 2, 64)
+}
+
+// positive prints v, or "-" when it was not measured (zero).
+func positive(v float64) string {
+	if document.Finite(v) <= 0 {
+		return "-"
+	}
+	return num(v)
 }
 
 // cell prints v, or "-" when no request succeeded.

@@ -3,7 +3,11 @@
 // summarised. Memory does not grow with the number of samples.
 package stats
 
-import "github.com/objbench/objbench/internal/nettrace"
+import (
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+)
 
 // Dist summarises one latency distribution, in milliseconds.
 type Dist struct {
@@ -60,4 +64,7 @@ type Summary struct {
 	ExpectWaited float64 `json:"expect_waited"`
 	First        Group   `json:"first"`
 	Later        Group   `json:"later"`
+	// ClientCPU is the process's CPU time (user plus system) across the
+	// step (ProcessCPU); zero when not measured.
+	ClientCPU time.Duration `json:"client_cpu_ns,omitempty"`
 }

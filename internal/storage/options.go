@@ -28,7 +28,16 @@ type Options struct {
 	// Credentials are explicit keys for the embedded lab and tests; nil
 	// means the provider's standard chain.
 	Credentials *StaticCredentials
+	// Client is the S3 client library: "" or ClientSDK for aws-sdk-go-v2,
+	// ClientMinio for minio-go. Other providers have one client.
+	Client string
 }
+
+// S3 client libraries (--client).
+const (
+	ClientSDK   = "sdk"
+	ClientMinio = "minio"
+)
 
 // StaticCredentials are explicit access keys. They print as "[redacted]"
 // so that no log line or error can leak them.

@@ -54,6 +54,9 @@ type Config struct {
 	Upload          storage.UploadStyle
 	PartSize        int64
 	PartConcurrency int
+	// Client is the S3 client library: storage.ClientSDK (default) or
+	// storage.ClientMinio.
+	Client string
 	// RunID names the default prefix.
 	RunID string
 	// LabAPI and Lab configure the embedded lab when URL is the lab.
@@ -89,9 +92,16 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if err := checkPrefixFlag(cfg.Prefix); err != nil {
 		return nil, err
 	}
+	switch cfg.Client {
+	case "":
+		cfg.Client = storage.ClientSDK
+	case storage.ClientSDK, storage.ClientMinio:
+	default:
+		return nil, usagef("--client %q: use sdk or minio", cfg.Client)
+	}
 	e := &Env{Endpoint: cfg.Endpoint, Timeout: cfg.Timeout}
 	e.Options = storage.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, Profile: cfg.Profile,
-		Upload: cfg.Upload, PartSize: cfg.PartSize, PartConcurrency: cfg.PartConcurrency}
+		Upload: cfg.Upload, PartSize: cfg.PartSize, PartConcurrency: cfg.PartConcurrency, Client: cfg.Client}
 	e.Trace = nettrace.Config{Timeout: cfg.Timeout}
 	defer func() {
 		if err != nil {
@@ -135,6 +145,9 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	}
 	if err := CheckUploadStyle(e.Options.Upload, e.Target.Scheme); err != nil {
 		return nil, err
+	}
+	if e.Options.Client == storage.ClientMinio && e.Target.Scheme != "s3" {
+		return nil, usagef("--client minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
 	}
 	// The setup client (bucket check, pools, cleanup) is not measured: it
 	// retries what the network or a faulty lab throws at it.

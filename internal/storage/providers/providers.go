@@ -11,6 +11,7 @@ import (
 	"github.com/objbench/objbench/internal/storage/azure"
 	"github.com/objbench/objbench/internal/storage/gcs"
 	"github.com/objbench/objbench/internal/storage/mem"
+	"github.com/objbench/objbench/internal/storage/miniogo"
 	"github.com/objbench/objbench/internal/storage/s3"
 )
 
@@ -31,6 +32,9 @@ func Schemes() []string {
 func Open(ctx context.Context, t storage.Target, o storage.Options) (storage.Backend, error) {
 	switch t.Scheme {
 	case "s3":
+		if o.Client == storage.ClientMinio {
+			return miniogo.New(ctx, t, o)
+		}
 		return s3.New(ctx, t, o)
 	case "gs":
 		return gcs.New(ctx, t, o)

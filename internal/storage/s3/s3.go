@@ -98,6 +98,9 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		}
 		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		// The same endpoint rules, evaluated once per bucket instead of twice
+		// per request (fast.go).
+		so.EndpointResolverV2 = newCachedResolver(s3.NewDefaultEndpointResolverV2())
 	})
 	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
 }
@@ -191,7 +194,7 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 		return 0, mapErr("get", key, err)
 	}
 	defer out.Body.Close()
-	n, err := io.Copy(w, out.Body)
+	n, err := storage.CopyBody(w, out.Body)
 	if err != nil {
 		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
 	}

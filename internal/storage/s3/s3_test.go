@@ -25,7 +25,7 @@ import (
 
 // minio returns the test MinIO's settings; it skips when the services are
 // not up, except on CI, where a skip would hide a failure.
-func minio(t *testing.T) (endpoint string, creds *storage.StaticCredentials) {
+func minio(t testing.TB) (endpoint string, creds *storage.StaticCredentials) {
 	t.Helper()
 	ep, ak, sk := os.Getenv("OBJBENCH_TEST_S3_ENDPOINT"), os.Getenv("OBJBENCH_TEST_S3_ACCESS_KEY"), os.Getenv("OBJBENCH_TEST_S3_SECRET_KEY")
 	if ep == "" || ak == "" || sk == "" {

@@ -1,0 +1,288 @@
+// Package miniogo is a second storage.Backend for S3 and S3-compatible
+// servers, built on minio-go (the client MinIO's warp benchmark uses), so
+// that users can see what their choice of client library costs and so that
+// objbench can drive a server with less client CPU per request than
+// aws-sdk-go-v2 needs. It is chosen with --client minio; the official SDK
+// (package s3) stays the default. Requests go through the caller's
+// instrumented transport, like every provider's.
+package miniogo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/objbench/objbench/internal/storage"
+)
+
+// Backend is one S3 bucket through minio-go.
+type Backend struct {
+	client   *minio.Client
+	core     minio.Core
+	bucket   string
+	region   string
+	upload   storage.UploadStyle
+	partSize int64
+	parts    int
+}
+
+var _ storage.Backend = (*Backend)(nil)
+
+// New returns a client of t.Bucket. With o.Endpoint, addressing is
+// path-style (as the SDK backend's); without, it is AWS S3 in o.Region.
+// Credentials come from o.Credentials (the lab, tests) or the environment,
+// the shared credentials file (o.Profile) and the instance role, in the
+// AWS chain's order.
+func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, error) {
+	if o.HTTPClient == nil {
+		return nil, errors.New("minio-go: no HTTP client")
+	}
+	region := o.Region
+	if region == "" {
+		region = "us-east-1"
+	}
+	host, secure, lookup := "s3."+region+".amazonaws.com", true, minio.BucketLookupAuto
+	if region == "us-east-1" {
+		host = "s3.amazonaws.com"
+	}
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil {
+			return nil, errors.New("bad endpoint: not a URL; use http://host:port or https://host")
+		}
+		if u.User != nil {
+			return nil, fmt.Errorf("bad endpoint %q: no user or password in it; credentials come from the AWS chain", u.Redacted())
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return nil, fmt.Errorf("bad endpoint %q: use http://host:port or https://host", o.Endpoint)
+		}
+		host, secure, lookup = u.Host, u.Scheme == "https", minio.BucketLookupPath
+	}
+	var creds *credentials.Credentials
+	if c := o.Credentials; c != nil {
+		creds = credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, "")
+	} else {
+		creds = credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.EnvAWS{},
+			&credentials.FileAWSCredentials{Profile: o.Profile},
+			&credentials.IAM{},
+		})
+	}
+	transport := o.HTTPClient.Transport
+	if transport == nil {
+		transport = http.DefaultTransport
+	}
+	mo := &minio.Options{Creds: creds, Secure: secure, Transport: transport, Region: region, BucketLookup: lookup}
+	if o.MaxAttempts > 0 {
+		mo.MaxRetries = o.MaxAttempts
+	}
+	client, err := minio.New(host, mo)
+	if err != nil {
+		return nil, fmt.Errorf("minio-go: %w", err)
+	}
+	return &Backend{client: client, core: minio.Core{Client: client}, bucket: t.Bucket, region: region,
+		upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency}, nil
+}
+
+// Region is the region requests are signed for.
+func (b *Backend) Region() string { return b.region }
+
+// Put implements storage.Backend. Styles: single is one PutObject; auto is
+// minio-go's PutObject (one request up to its part size, parts above);
+// multipart always uploads parts of the part size and completes them.
+func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
+	var err error
+	switch b.upload {
+	case storage.UploadResumable:
+		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient,
+			Err: errors.New("no resumable upload on S3: use --upload auto, single or multipart")}
+	case storage.UploadMultipart:
+		if size > 0 {
+			err = b.putMultipart(ctx, key, body, size)
+			break
+		}
+		fallthrough // an empty object has no part to send
+	case storage.UploadSingle:
+		_, err = b.client.PutObject(ctx, b.bucket, key, body, size, minio.PutObjectOptions{DisableMultipart: true, DisableContentSha256: size == 0})
+	default:
+		// An empty body is sent unsigned: minio-go would stream-sign it
+		// chunked with no Content-Length, which servers other than MinIO
+		// refuse (411).
+		opts := minio.PutObjectOptions{DisableContentSha256: size == 0}
+		if b.partSize > 0 {
+			opts.PartSize = uint64(b.partSize)
+		}
+		if b.parts > 0 {
+			opts.NumThreads = uint(b.parts)
+			opts.ConcurrentStreamParts = true
+		}
+		_, err = b.client.PutObject(ctx, b.bucket, key, body, size, opts)
+	}
+	return mapErr("put", key, err)
+}
+
+// putMultipart is S3's multipart upload by hand, so that the part size and
+// the parts in flight are exactly the ones asked for.
+func (b *Backend) putMultipart(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
+	partSize := b.partSize
+	if partSize <= 0 {
+		partSize = 8 << 20
+	}
+	parts := b.parts
+	if parts <= 0 {
+		parts = 5
+	}
+	id, err := b.core.NewMultipartUpload(ctx, b.bucket, key, minio.PutObjectOptions{})
+	if err != nil {
+		return err
+	}
+	abort := func() {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = b.core.AbortMultipartUpload(actx, b.bucket, key, id)
+	}
+	n := max((size+partSize-1)/partSize, 1)
+	done := make([]minio.CompletePart, n)
+	err = storage.UploadParts(ctx, body, size, partSize, parts, func(ctx context.Context, i int, part []byte) error {
+		p, err := b.core.PutObjectPart(ctx, b.bucket, key, id, i+1, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{})
+		if err != nil {
+			return err
+		}
+		done[i] = minio.CompletePart{PartNumber: i + 1, ETag: p.ETag}
+		return nil
+	})
+	if err != nil {
+		abort()
+		return err
+	}
+	if _, err = b.core.CompleteMultipartUpload(ctx, b.bucket, key, id, done, minio.PutObjectOptions{}); err != nil {
+		abort()
+	}
+	return err
+}
+
+// Get implements storage.Backend with one GetObject request read to its
+// end (minio.Core: no background reader per object).
+func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, error) {
+	body, _, _, err := b.core.GetObject(ctx, b.bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return 0, mapErr("get", key, err)
+	}
+	defer body.Close()
+	n, err := storage.CopyBody(w, body)
+	if err != nil {
+		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
+	}
+	return n, nil
+}
+
+// Head implements storage.Backend with StatObject (HEAD).
+func (b *Backend) Head(ctx context.Context, key string) (storage.ObjectInfo, error) {
+	info, err := b.client.StatObject(ctx, b.bucket, key, minio.StatObjectOptions{})
+	if err != nil {
+		return storage.ObjectInfo{}, mapErr("head", key, err)
+	}
+	return storage.ObjectInfo{Key: key, Size: info.Size, ETag: quoted(info.ETag), Modified: info.LastModified}, nil
+}
+
+// quoted gives an ETag the quotes S3 sends and the SDK keeps: minio-go
+// strips them.
+func quoted(etag string) string {
+	if etag == "" || strings.HasPrefix(etag, `"`) {
+		return etag
+	}
+	return `"` + etag + `"`
+}
+
+// List implements storage.Backend with ListObjectsV2 pages.
+func (b *Backend) List(ctx context.Context, prefix string, fn func(storage.ObjectInfo) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops minio-go's lister when fn returns early
+	for o := range b.client.ListObjects(ctx, b.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if o.Err != nil {
+			return mapErr("list", prefix, o.Err)
+		}
+		if err := fn(storage.ObjectInfo{Key: o.Key, Size: o.Size, ETag: quoted(o.ETag), Modified: o.LastModified}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// Delete implements storage.Backend; a missing key is not an error, a
+// missing bucket is.
+func (b *Backend) Delete(ctx context.Context, key string) error {
+	err := mapErr("delete", key, b.client.RemoveObject(ctx, b.bucket, key, minio.RemoveObjectOptions{}))
+	var se *storage.Error
+	if errors.As(err, &se) && se.Code == "NoSuchKey" {
+		return nil
+	}
+	return err
+}
+
+// BucketExists implements storage.Backend.
+func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
+	ok, err := b.client.BucketExists(ctx, b.bucket)
+	if err != nil {
+		err = mapErr("head bucket", "", err)
+		var se *storage.Error
+		if errors.As(err, &se) && se.Status == 301 {
+			return false, fmt.Errorf("bucket %q is in another region: pass its --region: %w", b.bucket, err)
+		}
+		return false, err
+	}
+	return ok, nil
+}
+
+// CreateBucket implements storage.Backend.
+func (b *Backend) CreateBucket(ctx context.Context) error {
+	return mapErr("create bucket", "", b.client.MakeBucket(ctx, b.bucket, minio.MakeBucketOptions{Region: b.region}))
+}
+
+// Close implements storage.Backend.
+func (b *Backend) Close() error { return nil }
+
+// mapErr maps a minio-go error to a classified *storage.Error; network
+// errors stay in the chain so that storage.Classify finds them.
+func mapErr(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := &storage.Error{Op: op, Key: key, Err: err}
+	if errors.Is(err, context.Canceled) {
+		return e
+	}
+	var er minio.ErrorResponse
+	if errors.As(err, &er) && er.StatusCode != 0 {
+		e.Status, e.Code = er.StatusCode, er.Code
+		// The message names the server's error; the request id and host
+		// are noise in a one-line error.
+		e.Err = errors.New(oneLine(er.Message))
+		if er.Message == "" {
+			e.Err = errors.New(strings.ToLower(er.Code))
+		}
+	}
+	switch e.Code {
+	case "NoSuchKey", "NoSuchBucket", "NotFound":
+		e.Class = storage.ClassNotFound
+	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "Forbidden", "ExpiredToken", "InvalidToken":
+		e.Class = storage.ClassAccessDenied
+	case "SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded":
+		e.Class = storage.ClassThrottled
+	}
+	if e.Class == storage.ClassNone && e.Status != 0 {
+		e.Class = storage.ClassifyStatus(e.Status, e.Code)
+	}
+	return e
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
