@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/startup"
 )
