@@ -34,6 +34,34 @@ func Load(ctx context.Context, st *results.Store, id string) (*Run, error) {
 	return Decode(run, steps)
 }
 
+// LoadAll reads the saved runs ids name (IDs or unique prefixes), each
+// once, in order; with none, the newest run.
+func LoadAll(ctx context.Context, st *results.Store, ids []string) ([]*Run, error) {
+	if len(ids) == 0 {
+		runs, err := st.List(ctx, results.Filter{Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(runs) == 0 {
+			return nil, fmt.Errorf("no saved runs in the results database: run 'objbench run' first")
+		}
+		ids = []string{runs[0].ID}
+	}
+	var out []*Run
+	seen := map[string]bool{}
+	for _, id := range ids {
+		sr, err := Load(ctx, st, id)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[sr.Meta.ID] {
+			seen[sr.Meta.ID] = true
+			out = append(out, sr)
+		}
+	}
+	return out, nil
+}
+
 // Decode decodes a run's document by the command that made it.
 func Decode(run results.Run, steps []results.Step) (*Run, error) {
 	sr := &Run{Meta: run, Steps: steps}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/objbench/objbench/internal/probe"
 )
 
 // deployedCommand is an objbench command line found in a deploy/ file,
@@ -107,7 +109,7 @@ func TestDeployFiles(t *testing.T) {
 		noAuth, _ := cmd.Flags().GetBool("allow-unauthenticated")
 		token, _ := cmd.Flags().GetString("token")
 		hasTokenEnv := strings.Contains(strings.Join(c.env, " "), "OBJBENCH_TOKEN")
-		if !isLoopback(addr) && !noAuth && token == "" && !hasTokenEnv {
+		if !probe.IsLoopback(addr) && !noAuth && token == "" && !hasTokenEnv {
 			t.Errorf("%s: serve on %s with neither a token nor --allow-unauthenticated", c.file, addr)
 		}
 	}

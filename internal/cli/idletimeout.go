@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/report"
-
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"fmt"
 	"io"
@@ -13,8 +9,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/report"
 )
 
 type idleFlags struct {

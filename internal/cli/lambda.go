@@ -1,14 +1,8 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/probe"
-
-	"github.com/objbench/objbench/internal/document"
-
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,33 +70,11 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 		return nil, nil, err
 	}
 	h := func(ctx context.Context, event json.RawMessage) (json.RawMessage, error) {
-		var req probe.Request
-		if len(event) > 0 && string(event) != "null" {
-			// Lenient: a scheduler's event carries fields of its own.
-			if err := json.Unmarshal(event, &req); err != nil {
-				req = probe.Request{}
-			}
-		}
-		ro, err := req.Apply(o)
-		if err != nil {
-			return nil, err
-		}
-		targets, err := p.Find(req.Target)
-		if err != nil {
-			return nil, err
-		}
-		docs, _, err := p.Round(ctx, targets, ro)
+		out, err := p.Invoke(ctx, o, event)
 		if p.tracer != nil {
 			_ = p.tracer.Flush(ctx) // the instance may be frozen once we answer
 		}
-		if err != nil && len(docs) == 0 {
-			return nil, err
-		}
-		out, err := document.EncodeRounds(docs)
-		if err != nil {
-			return nil, fmt.Errorf("encode the round's document: %w", err)
-		}
-		return json.RawMessage(bytes.TrimSpace(out)), nil
+		return out, err
 	}
 	return h, func() { p.Close(context.Background()) }, nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/results"
 )
 
 func newReportCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -38,28 +37,9 @@ Give several runs (two targets, two environments) to put them side by side.`,
 				return err
 			}
 			defer st.Close()
-			if len(args) == 0 {
-				runs, err := st.List(ctx, results.Filter{Limit: 1})
-				if err != nil {
-					return err
-				}
-				if len(runs) == 0 {
-					return fmt.Errorf("no saved runs in the results database: run 'objbench run' first")
-				}
-				args = []string{runs[0].ID}
-			}
-			var srs []*analysis.Run
-			seen := map[string]bool{}
-			for _, id := range args {
-				sr, err := analysis.Load(ctx, st, id)
-				if err != nil {
-					return err
-				}
-				if seen[sr.Meta.ID] {
-					continue
-				}
-				seen[sr.Meta.ID] = true
-				srs = append(srs, sr)
+			srs, err := analysis.LoadAll(ctx, st, args)
+			if err != nil {
+				return err
 			}
 			in := report.PageInput(srs, title)
 			if output == "-" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,11 +32,11 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
 			if f.Labels, err = parseLabels(labels); err != nil {
 				return err
 			}
-			if f.Since, err = parseDate("--since", since); err != nil {
-				return err
+			if f.Since, err = results.ParseDate(since); err != nil {
+				return usagef("--since %w", err)
 			}
-			if f.Until, err = parseDate("--until", until); err != nil {
-				return err
+			if f.Until, err = results.ParseDate(until); err != nil {
+				return usagef("--until %w", err)
 			}
 			if limit < 0 {
 				return usagef("--limit must not be negative")
@@ -86,16 +85,4 @@ func listingGC() {
 		debug.SetMemoryLimit(limit)
 	}
 	debug.SetGCPercent(-1)
-}
-
-func parseDate(flag, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, usagef("%s %q: use a date such as 2026-11-22 or 2026-11-22T15:04:05Z", flag, s)
 }

@@ -120,12 +120,11 @@ func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]b
 func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st, err := g.open(ctx)
-	if err == nil {
-		err = st.Save(ctx, run, steps, kept)
-		if cerr := st.Close(); err == nil {
-			err = cerr
-		}
+	path, err := g.dbPath()
+	if err != nil {
+		err = fmt.Errorf("results database: %w", err)
+	} else {
+		err = results.SaveAt(ctx, path, run, steps, kept)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))

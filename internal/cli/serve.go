@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,36 +69,12 @@ schedule. SIGTERM stops it gracefully: rounds in flight answer, traces are flush
 }
 
 // listenAddr is --listen, else 127.0.0.1 with $PORT or 8080.
-// A --listen without a port ("0.0.0.0" in a container) takes $PORT too.
 func (f *serveFlags) listenAddr() (string, error) {
-	port := os.Getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if f.listen == "" {
-		return net.JoinHostPort("127.0.0.1", port), nil
-	}
-	if _, _, err := net.SplitHostPort(f.listen); err == nil {
-		return f.listen, nil
-	}
-	host := strings.Trim(f.listen, "[]")
-	if host == "" || strings.ContainsAny(host, "/ ") {
-		return "", usagef("--listen %q: use HOST:PORT, or HOST alone to take $PORT", f.listen)
-	}
-	return net.JoinHostPort(host, port), nil
-}
-
-// isLoopback says whether addr's host is loopback only.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
+	addr, err := probe.ListenAddr(f.listen, os.Getenv("PORT"))
 	if err != nil {
-		return false
+		return "", usagef("--listen %w", err)
 	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return addr, nil
 }
 
 func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command, stdout, stderr io.Writer) error {
@@ -122,7 +96,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if token == "" {
 		token = os.Getenv("OBJBENCH_TOKEN")
 	}
-	if !isLoopback(addr) && token == "" && !f.noAuth {
+	if !probe.IsLoopback(addr) && token == "" && !f.noAuth {
 		return usagef("listening on %s (beyond loopback) needs a bearer token: --token or OBJBENCH_TOKEN, or --allow-unauthenticated when the platform authenticates callers", addr)
 	}
 	p, err := openProber(ctx, g, f.targets, &f.probeFlags, cmd.Flags(), true, stderr)
@@ -135,9 +109,6 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.metrics.Handler(), Log: stderr}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		// Rounds in flight finish on SIGTERM: Shutdown waits for them.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	var targets []string
 	for _, t := range p.Targets {
 		targets = append(targets, t.Info.URL)
@@ -146,26 +117,5 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if token != "" {
 		fmt.Fprintln(stdout, "POST /probe requires the bearer token")
 	}
-
-	var wg sync.WaitGroup
-	if f.every > 0 {
-		wg.Go(func() { s.Schedule(ctx, f.every) })
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	// SIGTERM: stop taking requests, let running rounds answer, flush traces.
-	fmt.Fprintln(stderr, "objbench serve: shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-	defer cancel()
-	err = srv.Shutdown(sctx)
-	wg.Wait()
-	if err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
+	return s.Serve(ctx, ln, f.every)
 }

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/startup"
 )
@@ -79,17 +76,9 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	}
 	rt := f.runtime
 	if rt == "" {
-		rt = "python"
-		if _, err := exec.LookPath("node"); err == nil {
-			rt = "node"
-		}
+		rt = startup.DefaultRuntime()
 	}
-	var scen []string
-	for _, s := range strings.Split(f.scenarios, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			scen = append(scen, s)
-		}
-	}
+	scen := startup.SplitScenarios(f.scenarios)
 	o := startup.Options{Runtime: rt, Modules: f.modules, Props: f.props, Runs: f.runs, Scenarios: scen,
 		CPUTime: f.cpuTime, Timeout: f.timeout, Seed: f.seed}
 	if err := startup.Validate(o); err != nil {
@@ -113,14 +102,9 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	interrupted := ctx.Err() != nil
 	env := document.NewEnvelope("startup", runID, started)
 	env.DurationS, env.Labels, env.Interrupted = time.Since(started).Seconds(), labels, interrupted
-	env.Target = document.TargetInfo{URL: "startup:" + res.Runtime, Provider: res.Runtime}
 	env.Options = map[string]string{"modules": fmt.Sprint(f.modules), "props": fmt.Sprint(f.props), "runs": fmt.Sprint(f.runs),
 		"scenario": f.scenarios, "cpu_time": f.cpuTime.String(), "timeout": f.timeout.String(), "seed": fmt.Sprint(f.seed)}
-	doc := &document.StartupDocument{Envelope: env, Runtime: res.Runtime, RuntimeVersion: res.RuntimeVersion,
-		EnvLabel: f.envLabel}
-	for _, s := range res.Scenarios {
-		doc.Scenarios = append(doc.Scenarios, document.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
-	}
+	doc := res.Document(env, f.envLabel)
 	textOf := func(w io.Writer) error { return report.WriteStartupText(w, doc) }
 	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

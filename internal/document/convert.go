@@ -4,7 +4,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
 )
 
@@ -14,16 +13,16 @@ func FromSummary(workload, op string, size int64, concurrency int, strategy stri
 		Workload: workload, Op: op, SizeBytes: size, Concurrency: concurrency, Strategy: strategy,
 		Count: s.Count, Errors: s.Errors, Retries: s.Retries, Reconnects: s.Reconnects,
 		WallS:          wall.Seconds(),
-		TTFBms:         dist(s.TTFB),
-		TotalMs:        dist(s.Total),
-		MBps:           Throughput{P50: s.MBps.P50, P90: s.MBps.P90, P99: s.MBps.P99},
+		TTFBms:         s.TTFBms,
+		TotalMs:        s.TotalMs,
+		MBps:           s.MBps,
 		AggregateMBps:  s.AggregateMBps,
-		PhasesMs:       phases(s.Phases),
+		PhasesMs:       s.PhasesMs,
 		ReusedFraction: s.ReusedFraction,
 		ExpectSent:     s.ExpectSent,
 		ExpectWaited:   s.ExpectWaited,
-		FirstRequest:   group(s.First),
-		LaterRequests:  group(s.Later),
+		FirstRequest:   s.FirstRequest,
+		LaterRequests:  s.LaterRequests,
 	}
 	if len(s.ErrorsByClass) > 0 {
 		r.ErrorsByClass = map[string]int64{}
@@ -37,22 +36,6 @@ func FromSummary(workload, op string, size int64, concurrency int, strategy stri
 	r.ClientCPUusPerOp = stats.CPUPerOp(s.ClientCPU, s.Count+s.Errors)
 	r.ClientCPUsPerGB = stats.CPUPerGB(s.ClientCPU, s.Bytes)
 	return r
-}
-
-func dist(d stats.Dist) Dist {
-	return Dist{Min: d.Min, P50: d.P50, P90: d.P90, P99: d.P99, P999: d.P999, Max: d.Max, Mean: d.Mean, Stddev: d.Stddev}
-}
-
-func phases(ps [nettrace.NumPhases]stats.Dist) map[string]PhaseDist {
-	m := make(map[string]PhaseDist, len(ps))
-	for i, d := range ps {
-		m[nettrace.Phase(i).String()] = PhaseDist{P50: d.P50, P90: d.P90, P99: d.P99, P999: d.P999, Mean: d.Mean}
-	}
-	return m
-}
-
-func group(g stats.Group) Group {
-	return Group{Count: g.Count, TTFBms: dist(g.TTFB), TotalMs: dist(g.Total), PhasesMs: phases(g.Phases), ReusedFraction: g.ReusedFraction}
 }
 
 // Finite replaces NaN and infinities, which JSON cannot carry, by 0.

@@ -4,7 +4,11 @@
 // them and results stores them. It imports no renderer.
 package document
 
-import "time"
+import (
+	"time"
+
+	"github.com/objbench/objbench/internal/stats"
+)
 
 // Schema is the JSON contract's version tag.
 const Schema = "objbench/v1"
@@ -103,42 +107,18 @@ type ClientInfo struct {
 	CPUs    int    `json:"cpus,omitempty"`
 }
 
-// Dist is a latency distribution in milliseconds.
-type Dist struct {
-	Min    float64 `json:"min"`
-	P50    float64 `json:"p50"`
-	P90    float64 `json:"p90"`
-	P99    float64 `json:"p99"`
-	P999   float64 `json:"p999"`
-	Max    float64 `json:"max"`
-	Mean   float64 `json:"mean"`
-	Stddev float64 `json:"stddev"`
-}
-
-// PhaseDist is one phase's distribution in milliseconds.
-type PhaseDist struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Mean float64 `json:"mean"`
-}
-
-// Throughput is per-request MB/s at latency percentiles.
-type Throughput struct {
-	P50 float64 `json:"p50"`
-	P90 float64 `json:"p90"`
-	P99 float64 `json:"p99"`
-}
-
-// Group summarises the first request of each worker, or the later ones.
-type Group struct {
-	Count          int64                `json:"count"`
-	TTFBms         Dist                 `json:"ttfb_ms"`
-	TotalMs        Dist                 `json:"total_ms"`
-	PhasesMs       map[string]PhaseDist `json:"phases_ms"`
-	ReusedFraction float64              `json:"reused_fraction"`
-}
+// The summary types are those of stats, as the recorder returns them: one
+// summary model, no copies. Their JSON keys are the contract's.
+type (
+	// Dist is a latency distribution in milliseconds.
+	Dist = stats.Dist
+	// PhaseDist is one phase's distribution in milliseconds.
+	PhaseDist = stats.Dist
+	// Throughput is per-request MB/s at latency percentiles.
+	Throughput = stats.Throughput
+	// Group summarises the first request of each worker, or the later ones.
+	Group = stats.Group
+)
 
 // Result is one step: one workload, op, size, concurrency and strategy.
 type Result struct {

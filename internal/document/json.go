@@ -61,8 +61,9 @@ func (d *Document) finite() Doc {
 }
 
 func cleanDist(d Dist) Dist {
-	return Dist{Min: Finite(d.Min), P50: Finite(d.P50), P90: Finite(d.P90), P99: Finite(d.P99),
-		P999: Finite(d.P999), Max: Finite(d.Max), Mean: Finite(d.Mean), Stddev: Finite(d.Stddev)}
+	d.Min, d.P50, d.P90, d.P99 = Finite(d.Min), Finite(d.P50), Finite(d.P90), Finite(d.P99)
+	d.P999, d.Max, d.Mean, d.Stddev = Finite(d.P999), Finite(d.Max), Finite(d.Mean), Finite(d.Stddev)
+	return d
 }
 
 func cleanPhases(m map[string]PhaseDist) map[string]PhaseDist {
@@ -71,7 +72,7 @@ func cleanPhases(m map[string]PhaseDist) map[string]PhaseDist {
 	}
 	out := make(map[string]PhaseDist, len(m))
 	for k, p := range m {
-		out[k] = PhaseDist{P50: Finite(p.P50), P90: Finite(p.P90), P99: Finite(p.P99), P999: Finite(p.P999), Mean: Finite(p.Mean)}
+		out[k] = cleanDist(p)
 	}
 	return out
 }

@@ -34,8 +34,8 @@ func TestRunnerBoundedByCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls.Load() != 103 || res.Summary.Count != 103 || res.Summary.First.Count != 4 || res.Interrupted {
-		t.Errorf("calls %d count %d first %d interrupted %v", calls.Load(), res.Summary.Count, res.Summary.First.Count, res.Interrupted)
+	if calls.Load() != 103 || res.Summary.Count != 103 || res.Summary.FirstRequest.Count != 4 || res.Interrupted {
+		t.Errorf("calls %d count %d first %d interrupted %v", calls.Load(), res.Summary.Count, res.Summary.FirstRequest.Count, res.Interrupted)
 	}
 }
 

@@ -102,7 +102,8 @@ type StepResult struct {
 	Histograms map[string][]byte
 	// FirstError is the first failure's message.
 	FirstError string
-	// Kept are the workers' reservoirs of raw samples (see Runner.Keep).
+	// Kept are the step's raw samples (see Runner.Keep): one reservoir, the
+	// workers' gathered.
 	Kept []*stats.Reservoir
 	// Sinks are the workers' sinks (see Runner.NewSink).
 	Sinks []Sink
@@ -120,8 +121,9 @@ type Runner struct {
 	// second with the operations done so far.
 	Progress func(st *Step, done int64, elapsed time.Duration)
 	// Keep is how many raw samples a step keeps: each worker keeps a
-	// uniform subset of its own share in a reservoir without a lock, and
-	// StepResult.Kept holds them for the caller to merge.
+	// uniform subset of its own share in a reservoir without a lock (all
+	// windows of one array), gathered after the step into StepResult.Kept
+	// for the caller to merge.
 	Keep int
 	// NewSink, when set, makes one Sink per worker of a step, for tallies
 	// beyond the histograms; StepResult.Sinks holds them to be merged.
@@ -191,14 +193,16 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	// Per-worker state, merged after the step: no lock per sample.
 	recs := make([]*stats.Recorder, conc)
 	lags := make([]time.Duration, conc)
-	kept := make([]*stats.Reservoir, conc)
+	// The workers' reservoirs are windows of one array, gathered in place
+	// after the step: the step's samples are kept once.
+	keep := min(r.Keep, st.Requests)
+	kept := stats.Split(keep, conc)
 	sinks := make([]Sink, conc)
 	cpu0, cpuOK := stats.ProcessCPU()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
 	for w := range conc {
 		recs[w] = stats.NewRecorder()
-		kept[w] = stats.NewReservoir((r.Keep + conc - 1) / conc)
 		if r.NewSink != nil {
 			sinks[w] = r.NewSink()
 		}
@@ -236,7 +240,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		Summary:     merged.Summarize(st.Moved(), wall),
 		Wall:        wall,
 		Interrupted: ctx.Err() != nil,
-		Kept:        kept,
+		Kept:        []*stats.Reservoir{stats.Gather(kept, keep)},
 	}
 	if r.NewSink != nil {
 		res.Sinks = sinks

@@ -257,7 +257,7 @@ func (sr *StrategyRun) runOne(ctx context.Context, spec StrategySpec, op string,
 	out := &StrategyResult{
 		Spec: spec, Op: op, Objects: len(keys), Size: sr.Size, Wall: res.Wall,
 		Count: sum.Count, Errors: sum.Errors, ErrorsByClass: sum.ErrorsByClass,
-		P50: ms(sum.Total.P50), P99: ms(sum.Total.P99),
+		P50: ms(sum.TotalMs.P50), P99: ms(sum.TotalMs.P99),
 		Connections: res.Connections, TLSHandshakes: res.TLSHandshakes, Requests: sum.Requests,
 		Protocols: totals.protos, Available: sum.Count > 0, FirstError: res.FirstError,
 		FirstN: totals.firstN, LaterN: totals.laterN,

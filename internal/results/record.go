@@ -2,9 +2,11 @@ package results
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/objbench/objbench/internal/document"
 )
@@ -63,4 +65,31 @@ func Steps(d document.Doc, histograms []map[string][]byte) ([]Step, error) {
 		}
 	}
 	return steps, err
+}
+
+// SaveAt saves a run in the database at path, opening and closing it.
+func SaveAt(ctx context.Context, path string, run Run, steps []Step, kept []SampleRow) error {
+	st, err := Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("results database: %w", err)
+	}
+	err = st.Save(ctx, run, steps, kept)
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ParseDate reads a --since or --until date: RFC 3339, or a local
+// 2006-01-02T15:04 or 2006-01-02; "" is no bound.
+func ParseDate(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: use a date such as 2026-11-22 or 2026-11-22T15:04:05Z", s)
 }

@@ -142,3 +142,79 @@ func TestReservoirMerge(t *testing.T) {
 		t.Error("cap 0 kept merged samples")
 	}
 }
+
+func TestReservoirSplitGather(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		seen         []int
+		wantMin, max int
+	}{
+		// Equal workers: the 1/16 slack of the windows covers their share.
+		{"equal", []int{25_000, 25_000, 25_000, 25_000}, 10_000, 10_000},
+		// A worker that saw 60% kept 2,657 of its 6,000: the subset
+		// shrinks to (2,657 - 3 sd)/0.6 = 4,170, every worker in proportion.
+		{"skewed", []int{60_000, 10_000, 10_000, 20_000}, 4170, 4170},
+		// Fewer samples than the capacity: all kept.
+		{"few", []int{100, 0, 50, 10}, 160, 160},
+	}
+	for _, tt := range tests {
+		rs := Split(10_000, 4)
+		arena := rs[0].arena
+		if len(rs) != 4 || rs[3].Cap() != 2657 || len(arena) != 4*2657 {
+			t.Fatalf("split: %d reservoirs of cap %d, array %d", len(rs), rs[3].Cap(), len(arena))
+		}
+		seq, total := 0, 0
+		for w, n := range tt.seen {
+			for range n {
+				s := sample(seq, time.Millisecond, time.Millisecond, true)
+				s.Worker = w
+				rs[w].Add(10+w, &s)
+				seq++
+			}
+			total += n
+		}
+		g := Gather(rs, 10_000)
+		kept, seen := g.Kept()
+		if len(kept) < tt.wantMin-1 || len(kept) > tt.max || seen != int64(total) {
+			t.Errorf("%s: kept %d of %d, want %d of %d", tt.name, len(kept), seen, tt.wantMin, total)
+			continue
+		}
+		if &kept[0] != &arena[0] {
+			t.Errorf("%s: gathered samples moved out of the workers' array", tt.name)
+		}
+		per := make([]int, 4)
+		uniq := map[int]bool{}
+		for _, k := range kept {
+			per[k.Worker]++
+			uniq[k.Seq] = true
+			if k.Step != 10+k.Worker {
+				t.Fatalf("%s: worker %d sample of step %d, want %d", tt.name, k.Worker, k.Step, 10+k.Worker)
+			}
+		}
+		if len(uniq) != len(kept) {
+			t.Errorf("%s: %d distinct samples of %d kept", tt.name, len(uniq), len(kept))
+		}
+		for w, n := range tt.seen { // in proportion to what each saw (±5 sd)
+			want := float64(len(kept)) * float64(n) / float64(total)
+			if sd := math.Sqrt(want); math.Abs(float64(per[w])-want) > 5*sd+1 {
+				t.Errorf("%s: worker %d gave %d, want about %.0f (kept per worker %v)", tt.name, w, per[w], want, per)
+			}
+		}
+	}
+	// An empty reservoir adopts the merged one's array: no copy.
+	rs := Split(100, 2)
+	arena := rs[0].arena
+	for i := range 500 {
+		s := sample(i, time.Millisecond, time.Millisecond, true)
+		rs[i%2].Add(0, &s)
+	}
+	g := Gather(rs, 100)
+	gathered, _ := g.Kept()
+	n := len(gathered)
+	run := NewReservoir(100)
+	run.Merge(g, 3)
+	if k, _ := run.Kept(); n == 0 || len(k) != n || &k[0] != &arena[0] || k[0].Step != 3 {
+		t.Errorf("merge into an empty reservoir copied or did not mark (%d kept)", len(k))
+	}
+}

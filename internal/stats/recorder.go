@@ -99,11 +99,8 @@ func (g *group) byteSize() int {
 }
 
 func (g *group) summary() Group {
-	out := Group{Count: g.count, TTFB: dist(g.ttfb), Total: dist(g.total), ReusedFraction: frac(g.reused, g.count)}
-	for i, h := range g.phases {
-		out.Phases[i] = dist(h)
-	}
-	return out
+	return Group{Count: g.count, TTFBms: dist(g.ttfb), TotalMs: dist(g.total),
+		PhasesMs: phaseMap(func(p nettrace.Phase) Dist { return dist(g.phases[p]) }), ReusedFraction: frac(g.reused, g.count)}
 }
 
 // firstGroup holds the first request of each worker. There are few (one per
@@ -193,16 +190,13 @@ func (f *firstGroup) summary() Group {
 		}
 		return Percentiles(vals)
 	}
-	out := Group{
+	return Group{
 		Count:          f.count,
-		TTFB:           exact(func(p point) int64 { return p.ttfb }),
-		Total:          exact(func(p point) int64 { return p.total }),
+		TTFBms:         exact(func(p point) int64 { return p.ttfb }),
+		TotalMs:        exact(func(p point) int64 { return p.total }),
+		PhasesMs:       phaseMap(func(ph nettrace.Phase) Dist { return exact(func(p point) int64 { return p.phases[ph] }) }),
 		ReusedFraction: frac(f.reused, f.count),
 	}
-	for i := range out.Phases {
-		out.Phases[i] = exact(func(p point) int64 { return p.phases[i] })
-	}
-	return out
 }
 
 // grow returns ps with room for n more points, never more than exactCap.
@@ -309,21 +303,19 @@ func (r *Recorder) Summarize(size int64, wall time.Duration) Summary {
 		Requests:       r.requests,
 		Bytes:          r.bytes,
 		Reconnects:     r.reconnects,
-		TTFB:           dist(all.ttfb),
-		Total:          dist(all.total),
+		TTFBms:         dist(all.ttfb),
+		TotalMs:        dist(all.total),
+		PhasesMs:       phaseMap(func(p nettrace.Phase) Dist { return dist(all.phases[p]) }),
 		ReusedFraction: frac(all.reused, all.count),
 		ExpectSent:     frac(r.expectSent, all.count),
 		ExpectWaited:   frac(r.expectWaited, all.count),
-		First:          r.first.summary(),
-		Later:          r.later.summary(),
+		FirstRequest:   r.first.summary(),
+		LaterRequests:  r.later.summary(),
 	}
 	for k, v := range r.errorsByClass {
 		s.ErrorsByClass[k] = v
 	}
-	for i, h := range all.phases {
-		s.Phases[i] = dist(h)
-	}
-	s.MBps = Throughput{P50: mbps(size, s.Total.P50), P90: mbps(size, s.Total.P90), P99: mbps(size, s.Total.P99)}
+	s.MBps = Throughput{P50: mbps(size, s.TotalMs.P50), P90: mbps(size, s.TotalMs.P90), P99: mbps(size, s.TotalMs.P99)}
 	if secs := wall.Seconds(); secs > 0 {
 		s.AggregateMBps = float64(r.bytes) / 1e6 / secs
 	}

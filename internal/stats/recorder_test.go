@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -35,10 +36,10 @@ func TestPercentiles(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"ttfb p50", s.TTFB.P50, 500}, {"ttfb p90", s.TTFB.P90, 900}, {"ttfb p99", s.TTFB.P99, 990},
-		{"ttfb p999", s.TTFB.P999, 999}, {"ttfb min", s.TTFB.Min, 1}, {"ttfb max", s.TTFB.Max, 1000},
-		{"ttfb mean", s.TTFB.Mean, 500.5}, {"total p50", s.Total.P50, 1000},
-		{"wait p50", s.Phases[nettrace.Wait].P50, 500},
+		{"ttfb p50", s.TTFBms.P50, 500}, {"ttfb p90", s.TTFBms.P90, 900}, {"ttfb p99", s.TTFBms.P99, 990},
+		{"ttfb p999", s.TTFBms.P999, 999}, {"ttfb min", s.TTFBms.Min, 1}, {"ttfb max", s.TTFBms.Max, 1000},
+		{"ttfb mean", s.TTFBms.Mean, 500.5}, {"total p50", s.TotalMs.P50, 1000},
+		{"wait p50", s.PhasesMs["wait"].P50, 500},
 		// 1 MB in the p50 total of 1 s is 1 MB/s; p90 is the slower 1.8 s.
 		{"mb/s p50", s.MBps.P50, 1}, {"mb/s p90", s.MBps.P90, 1 / 1.8},
 		// 1000 requests of 1 MB over 2 s.
@@ -49,11 +50,11 @@ func TestPercentiles(t *testing.T) {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
-	if s.Count != 1000 || s.TTFB.Count != 1000 || s.Requests != 1000 {
-		t.Errorf("count %d ttfb count %d requests %d", s.Count, s.TTFB.Count, s.Requests)
+	if s.Count != 1000 || s.TTFBms.Count != 1000 || s.Requests != 1000 {
+		t.Errorf("count %d ttfb count %d requests %d", s.Count, s.TTFBms.Count, s.Requests)
 	}
-	if !near(s.TTFB.Stddev, 288.7, 0.01) {
-		t.Errorf("stddev %v", s.TTFB.Stddev)
+	if !near(s.TTFBms.Stddev, 288.7, 0.01) {
+		t.Errorf("stddev %v", s.TTFBms.Stddev)
 	}
 }
 
@@ -68,8 +69,8 @@ func TestErrorsStayOutOfLatency(t *testing.T) {
 		r.Add(&bad)
 	}
 	s := r.Summarize(1000, time.Second)
-	if s.Count != 1 || s.Errors != 4 || !near(s.TTFB.Max, 10, 0.01) || s.Retries != 4 {
-		t.Errorf("count %d errors %d max %v retries %d", s.Count, s.Errors, s.TTFB.Max, s.Retries)
+	if s.Count != 1 || s.Errors != 4 || !near(s.TTFBms.Max, 10, 0.01) || s.Retries != 4 {
+		t.Errorf("count %d errors %d max %v retries %d", s.Count, s.Errors, s.TTFBms.Max, s.Retries)
 	}
 	want := map[string]int64{"timeout": 2, "reset": 1, "other": 1}
 	for k, v := range want {
@@ -89,14 +90,14 @@ func TestFirstAndLater(t *testing.T) {
 		r.Add(&s)
 	}
 	s := r.Summarize(0, time.Second)
-	if s.First.Count != 1 || s.First.ReusedFraction != 0 || !near(s.First.TTFB.P50, 90, 0.01) {
-		t.Errorf("first: %+v", s.First)
+	if s.FirstRequest.Count != 1 || s.FirstRequest.ReusedFraction != 0 || !near(s.FirstRequest.TTFBms.P50, 90, 0.01) {
+		t.Errorf("first: %+v", s.FirstRequest)
 	}
-	if s.Later.Count != 9 || s.Later.ReusedFraction != 1 || !near(s.Later.TTFB.P50, 10, 0.01) {
-		t.Errorf("later: %+v", s.Later)
+	if s.LaterRequests.Count != 9 || s.LaterRequests.ReusedFraction != 1 || !near(s.LaterRequests.TTFBms.P50, 10, 0.01) {
+		t.Errorf("later: %+v", s.LaterRequests)
 	}
-	if !near(s.First.Phases[nettrace.Connect].P50, 45, 0.01) || s.Later.Phases[nettrace.Connect].Max != 0 {
-		t.Errorf("connect first %v later %v", s.First.Phases[nettrace.Connect], s.Later.Phases[nettrace.Connect])
+	if !near(s.FirstRequest.Phase(nettrace.Connect).P50, 45, 0.01) || s.LaterRequests.Phase(nettrace.Connect).Max != 0 {
+		t.Errorf("connect first %v later %v", s.FirstRequest.Phase(nettrace.Connect), s.LaterRequests.Phase(nettrace.Connect))
 	}
 	if s.ReusedFraction != 0.9 || s.MBps.P50 != 0 {
 		t.Errorf("reused %v mbps %v", s.ReusedFraction, s.MBps)
@@ -133,8 +134,8 @@ func TestMergeEqualsOne(t *testing.T) {
 		merged.Merge(w)
 	}
 	a, b := merged.Summarize(1000, time.Second), one.Summarize(1000, time.Second)
-	if a.TTFB != b.TTFB || a.First.Count != 4 || a.First != b.First || a.Later.TTFB != b.Later.TTFB {
-		t.Errorf("merged %+v\nsingle %+v", a.TTFB, b.TTFB)
+	if a.TTFBms != b.TTFBms || a.FirstRequest.Count != 4 || !reflect.DeepEqual(a.FirstRequest, b.FirstRequest) || a.LaterRequests.TTFBms != b.LaterRequests.TTFBms {
+		t.Errorf("merged %+v\nsingle %+v", a.TTFBms, b.TTFBms)
 	}
 }
 
@@ -225,22 +226,22 @@ func TestFirstExactAndSpilled(t *testing.T) {
 				merged.Merge(w)
 			}
 			a, b := one.Summarize(0, time.Second), merged.Summarize(0, time.Second)
-			if a.First != b.First || a.TTFB != b.TTFB {
-				t.Errorf("merged first %+v\nsingle first %+v", b.First.TTFB, a.First.TTFB)
+			if !reflect.DeepEqual(a.FirstRequest, b.FirstRequest) || a.TTFBms != b.TTFBms {
+				t.Errorf("merged first %+v\nsingle first %+v", b.FirstRequest.TTFBms, a.FirstRequest.TTFBms)
 			}
 			n := float64(tc.n)
 			want := map[string][2]float64{
-				"min": {a.First.TTFB.Min, 1}, "max": {a.First.TTFB.Max, n},
-				"p50": {a.First.TTFB.P50, math.Ceil(n * 0.5)}, "p99": {a.First.TTFB.P99, math.Ceil(n * 0.99)},
-				"mean": {a.First.TTFB.Mean, (n + 1) / 2}, "connect p50": {a.First.Phases[nettrace.Connect].P50, math.Ceil(n*0.5) / 2},
+				"min": {a.FirstRequest.TTFBms.Min, 1}, "max": {a.FirstRequest.TTFBms.Max, n},
+				"p50": {a.FirstRequest.TTFBms.P50, math.Ceil(n * 0.5)}, "p99": {a.FirstRequest.TTFBms.P99, math.Ceil(n * 0.99)},
+				"mean": {a.FirstRequest.TTFBms.Mean, (n + 1) / 2}, "connect p50": {a.FirstRequest.Phase(nettrace.Connect).P50, math.Ceil(n*0.5) / 2},
 			}
 			for k, v := range want {
 				if !near(v[0], v[1], tc.rel+1e-9) && !(tc.rel > 0 && math.Abs(v[0]-v[1]) <= 1) {
 					t.Errorf("first %s = %v, want %v", k, v[0], v[1])
 				}
 			}
-			if a.First.Count != int64(tc.n) || a.Count != int64(tc.n) || a.First.ReusedFraction != 0 {
-				t.Errorf("count %d/%d reused %v", a.First.Count, a.Count, a.First.ReusedFraction)
+			if a.FirstRequest.Count != int64(tc.n) || a.Count != int64(tc.n) || a.FirstRequest.ReusedFraction != 0 {
+				t.Errorf("count %d/%d reused %v", a.FirstRequest.Count, a.Count, a.FirstRequest.ReusedFraction)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/objbench/objbench/internal/nettrace"
@@ -21,6 +22,8 @@ type Reservoir struct {
 	seen int64
 	kept []Kept
 	rng  *rand.Rand
+	// arena is the array of the reservoirs Split made, on the first of them.
+	arena []Kept
 }
 
 // NewReservoir keeps up to capacity samples; 0 keeps none.
@@ -49,6 +52,75 @@ func (r *Reservoir) Cap() int { return r.cap }
 // Kept returns the samples kept, and how many were offered.
 func (r *Reservoir) Kept() ([]Kept, int64) {
 	return r.kept, r.seen
+}
+
+// Split makes n reservoirs (one per worker) as windows of one array, so
+// that Gather merges them where they are: a step keeps its samples once,
+// not once per worker and once merged. Each window is 1/16 larger than
+// capacity/n, so that workers which saw a little more than others still
+// kept their share of a uniform subset of capacity.
+func Split(capacity, n int) []*Reservoir {
+	n = max(n, 1)
+	share := (max(capacity, 0) + n - 1) / n
+	share += (share + 15) / 16
+	arena := make([]Kept, share*n)
+	rs := make([]*Reservoir, n)
+	for w := range rs {
+		rs[w] = NewReservoir(share)
+		rs[w].kept = arena[w*share : w*share : (w+1)*share]
+	}
+	rs[0].arena = arena
+	return rs
+}
+
+// Gather merges the reservoirs Split made into a uniform subset of at
+// most capacity of every sample they were offered, at the front of their
+// array; they should not be used after. A uniform subset takes from each
+// worker in proportion to what it saw (drawn as a hypergeometric), and a
+// worker gives at most what it kept, so a worker that saw far more than
+// the others makes the subset smaller rather than biased.
+func Gather(rs []*Reservoir, capacity int) *Reservoir {
+	out := &Reservoir{cap: max(capacity, 0), rng: rs[0].rng}
+	rest := make([]int64, len(rs))
+	for w, r := range rs {
+		out.seen += r.seen
+		rest[w] = r.seen
+	}
+	n := min(int64(out.cap), out.seen)
+	for _, r := range rs {
+		if k := float64(len(r.kept)); r.seen > int64(k) {
+			// Its expected share, three standard deviations under what it
+			// kept, so that a draw past it (clipped: a bias) is rare.
+			n = min(n, int64(max(k-3*math.Sqrt(k), 0)*float64(out.seen)/float64(r.seen)))
+		}
+	}
+	take := make([]int, len(rs))
+	left := out.seen
+	for range n {
+		x := out.rng.Int64N(left)
+		for w := range rest {
+			if x < rest[w] {
+				take[w]++
+				rest[w]--
+				break
+			}
+			x -= rest[w]
+		}
+		left--
+	}
+	// Window w starts at or after the end of what the earlier ones gave:
+	// copy (a memmove) gathers them at the front in place.
+	arena, at := rs[0].arena, 0
+	for w, r := range rs {
+		k := shuffleFront(r.kept, take[w], out.rng)
+		at += copy(arena[at:], r.kept[:k])
+		r.kept, r.seen = nil, 0
+	}
+	rs[0].arena = nil
+	if at > 0 {
+		out.kept = arena[:at]
+	}
+	return out
 }
 
 // Merge adds o's samples to r as if every sample o was offered had been
@@ -89,15 +161,21 @@ func (r *Reservoir) Merge(o *Reservoir, step int) {
 			fromO++
 		}
 	}
-	// In place: a random fromR of r's stay, then a random fromO of o's.
+	// In place: a random fromR of r's and a random fromO of o's move to the
+	// front of their arrays, then one side's join the other's, in whichever
+	// array has room for both (an empty r adopts o's array): no allocation.
 	mine := shuffleFront(r.kept, fromR, r.rng)
 	theirs := shuffleFront(o.kept, fromO, r.rng)
-	kept := r.kept[:mine]
-	for _, k := range o.kept[:theirs] {
-		k.Step = step
-		kept = append(kept, k)
+	for i := range theirs {
+		o.kept[i].Step = step
 	}
-	r.kept, r.seen = kept, total
+	if need := mine + theirs; need > cap(r.kept) && need <= cap(o.kept) {
+		r.kept = append(o.kept[:theirs], r.kept[:mine]...)
+	} else {
+		r.kept = append(r.kept[:mine], o.kept[:theirs]...)
+	}
+	r.seen = total
+	o.kept, o.seen = nil, 0
 }
 
 // shuffleFront moves n of ks, chosen at random, to its front (a partial

@@ -31,16 +31,32 @@ type Throughput struct {
 	P99 float64 `json:"p99"`
 }
 
-// Group is the summary of a subset of requests (first of each worker, or the later ones).
+// Group is the summary of a subset of requests (first of each worker, or
+// the later ones). Its fields and JSON keys are those of the objbench/v1
+// document, which uses this type as is.
 type Group struct {
-	Count          int64                    `json:"count"`
-	TTFB           Dist                     `json:"ttfb"`
-	Total          Dist                     `json:"total"`
-	Phases         [nettrace.NumPhases]Dist `json:"phases"`
-	ReusedFraction float64                  `json:"reused_fraction"`
+	Count   int64 `json:"count"`
+	TTFBms  Dist  `json:"ttfb_ms"`
+	TotalMs Dist  `json:"total_ms"`
+	// PhasesMs is keyed by phase name (nettrace.Phase.String), every phase present.
+	PhasesMs       map[string]Dist `json:"phases_ms"`
+	ReusedFraction float64         `json:"reused_fraction"`
 }
 
-// Summary is the merged result of one step.
+// Phase is the distribution of phase p.
+func (g Group) Phase(p nettrace.Phase) Dist { return g.PhasesMs[p.String()] }
+
+// phaseMap is a PhasesMs with every phase, each from d(p).
+func phaseMap(d func(p nettrace.Phase) Dist) map[string]Dist {
+	m := make(map[string]Dist, nettrace.NumPhases)
+	for p := range nettrace.NumPhases {
+		m[p.String()] = d(p)
+	}
+	return m
+}
+
+// Summary is the merged result of one step. The document's Result takes
+// its distributions as they are (same types, same field names).
 type Summary struct {
 	Count         int64            `json:"count"`  // successful operations
 	Errors        int64            `json:"errors"` // failed operations
@@ -50,20 +66,20 @@ type Summary struct {
 	Bytes         int64            `json:"bytes"`    // bytes moved by successful operations
 	// Reconnects counts later requests that opened a new connection (or
 	// replaced one the server had dropped): not errors, but not reuse.
-	Reconnects     int64                    `json:"reconnects"`
-	TTFB           Dist                     `json:"ttfb"`
-	Total          Dist                     `json:"total"`
-	Phases         [nettrace.NumPhases]Dist `json:"phases"`
-	MBps           Throughput               `json:"mb_per_s"`
-	AggregateMBps  float64                  `json:"aggregate_mb_per_s"` // all bytes over the step's wall time
-	ReusedFraction float64                  `json:"reused_fraction"`
+	Reconnects     int64           `json:"reconnects"`
+	TTFBms         Dist            `json:"ttfb_ms"`
+	TotalMs        Dist            `json:"total_ms"`
+	PhasesMs       map[string]Dist `json:"phases_ms"` // keyed by phase name, every phase present
+	MBps           Throughput      `json:"mb_per_s"`
+	AggregateMBps  float64         `json:"aggregate_mb_per_s"` // all bytes over the step's wall time
+	ReusedFraction float64         `json:"reused_fraction"`
 	// ExpectSent is the fraction of successful operations that sent
 	// "Expect: 100-continue"; ExpectWaited, of those whose client then
 	// held the body for "100 Continue".
-	ExpectSent   float64 `json:"expect_sent"`
-	ExpectWaited float64 `json:"expect_waited"`
-	First        Group   `json:"first"`
-	Later        Group   `json:"later"`
+	ExpectSent    float64 `json:"expect_sent"`
+	ExpectWaited  float64 `json:"expect_waited"`
+	FirstRequest  Group   `json:"first_request"`
+	LaterRequests Group   `json:"later_requests"`
 	// ClientCPU is the process's CPU time (user plus system) across the
 	// step (ProcessCPU); zero when not measured.
 	ClientCPU time.Duration `json:"client_cpu_ns,omitempty"`

@@ -1,0 +1,49 @@
+package analysis
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/results"
+)
+
+func TestLoadAll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := LoadAll(ctx, st, nil); err == nil {
+		t.Error("no runs: want an error")
+	}
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	var ids []string
+	for i := range 2 {
+		id := document.NewRunID()
+		d := &document.Document{Envelope: document.NewEnvelope("run", id, start.Add(time.Duration(i)*time.Minute))}
+		run, err := results.NewRun(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Save(ctx, run, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	got, err := LoadAll(ctx, st, nil)
+	if err != nil || len(got) != 1 || got[0].Meta.ID != ids[1] {
+		t.Fatalf("no ids: %v, %v; want the newest, %s", got, err, ids[1])
+	}
+	got, err = LoadAll(ctx, st, []string{ids[1], ids[0], ids[1]})
+	if err != nil || len(got) != 2 || got[0].Meta.ID != ids[1] || got[1].Meta.ID != ids[0] || got[0].Doc == nil {
+		t.Fatalf("%v, %v; want runs %s then %s, once each, decoded", got, err, ids[1], ids[0])
+	}
+	if _, err := LoadAll(ctx, st, []string{"nope"}); err == nil {
+		t.Error("an unknown ID: want an error")
+	}
+}

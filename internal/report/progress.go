@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/objbench/objbench/internal/load"
+)
+
+// Progress draws one status line of a run's steps on a terminal; off, it
+// is silent. Its methods are safe from the runner's progress goroutine.
+type Progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	i, n    int
+	lastLen int
+}
+
+// NewProgress draws on w when on (a terminal).
+func NewProgress(w io.Writer, on bool) *Progress { return &Progress{w: w, on: on} }
+
+// Step says step i of n starts.
+func (p *Progress) Step(i, n int) {
+	p.mu.Lock()
+	p.i, p.n = i, n
+	p.mu.Unlock()
+}
+
+// Update redraws the line: the step's bar, its operations done and time.
+func (p *Progress) Update(st *load.Step, done int64, elapsed time.Duration) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	frac := float64(done) / float64(max(st.Requests, 1))
+	if st.Duration > 0 {
+		frac = max(frac, min(1, elapsed.Seconds()/st.Duration.Seconds()))
+	}
+	const width = 24
+	bar := strings.Repeat("#", int(frac*width)) + strings.Repeat(".", width-int(frac*width))
+	line := fmt.Sprintf("[%d/%d] %-12s %-30s [%s] %d/%d %.1fs", p.i, p.n, st.Workload, st.Name(), bar, done, st.Requests, elapsed.Seconds())
+	pad := max(p.lastLen-len(line), 0)
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
+	p.lastLen = len(line)
+}
+
+// Done erases the line.
+func (p *Progress) Done() {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lastLen > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
+	}
+}
