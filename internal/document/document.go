@@ -50,6 +50,10 @@ type Document struct {
 	// Probe describes a round of `objbench probe` or `serve` (nil otherwise).
 	Probe   *ProbeInfo `json:"probe,omitempty"`
 	Results []Result   `json:"results"`
+	// Findings are the ranked sentences analysis drew from Results.
+	Findings []Finding `json:"findings,omitempty"`
+	// Cost is what the requests cost at list prices.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // ProbeInfo places a probe round in its process: the round number and the
@@ -139,7 +143,11 @@ type Result struct {
 	Retries       int64            `json:"retries"`
 	// Reconnects counts later requests that opened a new connection, such
 	// as after the server dropped an idle one; they are not errors.
-	Reconnects     int64                `json:"reconnects"`
+	Reconnects int64 `json:"reconnects"`
+	// SilentRetries counts requests the HTTP transport sent again on
+	// another connection without telling the caller (an idempotent request
+	// on a reused connection that was reset or closed).
+	SilentRetries  int64                `json:"silent_retries"`
 	RequestsPerOp  float64              `json:"requests_per_op"`
 	WallS          float64              `json:"wall_s"`
 	TTFBms         Dist                 `json:"ttfb_ms"`

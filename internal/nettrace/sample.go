@@ -67,6 +67,11 @@ type Sample struct {
 	// Reconnects counts connections found dead when reused (dropped by the
 	// server while idle) that the transport replaced without an error.
 	Reconnects int `json:"reconnects"`
+	// SilentRetries counts the times the transport sent a request again on
+	// another connection (more than one GotConn for one request), which Go
+	// does, unasked, for an idempotent request on a reused connection that
+	// failed; they are counted on failed operations too.
+	SilentRetries int `json:"silent_retries,omitempty"`
 
 	// Connection facts of the first exchange.
 	Reused   bool          `json:"reused"`

@@ -229,6 +229,7 @@ type Recorder struct {
 	requests      int64
 	bytes         int64
 	reconnects    int64
+	silentRetries int64
 }
 
 // NewRecorder returns an empty Recorder.
@@ -242,6 +243,7 @@ func NewRecorder() *Recorder {
 // group, the others to "later".
 func (r *Recorder) Add(s *nettrace.Sample) {
 	r.retries += int64(s.Retries)
+	r.silentRetries += int64(s.SilentRetries)
 	if !s.OK() {
 		r.errors++
 		class := s.ErrClass
@@ -276,6 +278,7 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.requests += o.requests
 	r.bytes += o.bytes
 	r.reconnects += o.reconnects
+	r.silentRetries += o.silentRetries
 }
 
 // ByteSize estimates the Recorder's memory in bytes: its histograms' counts
@@ -299,6 +302,7 @@ func (r *Recorder) Summarize(size int64, wall time.Duration) Summary {
 		Requests:       r.requests,
 		Bytes:          r.bytes,
 		Reconnects:     r.reconnects,
+		SilentRetries:  r.silentRetries,
 		TTFB:           dist(all.ttfb),
 		Total:          dist(all.total),
 		ReusedFraction: frac(all.reused, all.count),

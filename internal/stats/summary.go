@@ -46,7 +46,10 @@ type Summary struct {
 	Bytes         int64            `json:"bytes"`    // bytes moved by successful operations
 	// Reconnects counts later requests that opened a new connection (or
 	// replaced one the server had dropped): not errors, but not reuse.
-	Reconnects     int64                    `json:"reconnects"`
+	Reconnects int64 `json:"reconnects"`
+	// SilentRetries counts requests the transport re-sent on another
+	// connection on its own (see nettrace.Sample.SilentRetries).
+	SilentRetries  int64                    `json:"silent_retries"`
 	TTFB           Dist                     `json:"ttfb"`
 	Total          Dist                     `json:"total"`
 	Phases         [nettrace.NumPhases]Dist `json:"phases"`
