@@ -41,6 +41,8 @@ type Comparison struct {
 	Steps      []StepComparison     `json:"steps"`
 	Crossovers []document.Crossover `json:"crossovers,omitempty"`
 	Note       string               `json:"note,omitempty"`
+	// Findings are the ranked sentences drawn from the comparison.
+	Findings []document.Finding `json:"findings,omitempty"`
 }
 
 func StepKey(r document.Result) string {
