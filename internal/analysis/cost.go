@@ -61,6 +61,7 @@ func price(key string, t *PriceTable, us []usage) *document.Cost {
 	if c.Objects > 0 {
 		c.PerMillionObjectsUSD = roundMicro(c.TotalUSD / float64(c.Objects) * 1e6)
 	}
+	c.WallS = wall
 	if wall > 0 {
 		c.PerHourUSD = roundMicro(c.TotalUSD / wall * 3600)
 	}

@@ -92,3 +92,21 @@ func tableOf(c *document.Cost, p Prices) *PriceTable {
 	}
 	return p[c.Provider]
 }
+
+// ColdStep is the step whose first requests best show a cold client
+// against a warm one: a GET where there is one, with the most later
+// requests; nil when no step has both.
+func ColdStep(d *document.Document) *document.Result {
+	var best *document.Result
+	for i := range d.Results {
+		r := &d.Results[i]
+		if r.FirstRequest.Count == 0 || r.LaterRequests.Count == 0 {
+			continue
+		}
+		isGet, bestGet := r.Op == "get", best != nil && best.Op == "get"
+		if best == nil || isGet && !bestGet || isGet == bestGet && r.LaterRequests.Count > best.LaterRequests.Count {
+			best = r
+		}
+	}
+	return best
+}

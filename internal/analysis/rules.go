@@ -103,18 +103,8 @@ func coldWarmRule(f *Facts) []document.Finding {
 }
 
 func coldWarmRun(f *Facts) []document.Finding {
-	var best *document.Result
-	for i := range f.Doc.Results {
-		r := &f.Doc.Results[i]
-		if r.FirstRequest.Count == 0 || r.LaterRequests.Count == 0 || r.FirstRequest.ReusedFraction >= 0.5 {
-			continue
-		}
-		if best == nil || (r.Op == "get") != (best.Op == "get") && r.Op == "get" ||
-			(r.Op == "get") == (best.Op == "get") && r.LaterRequests.Count > best.LaterRequests.Count {
-			best = r
-		}
-	}
-	if best == nil {
+	best := ColdStep(f.Doc)
+	if best == nil || best.FirstRequest.ReusedFraction >= 0.5 {
 		return nil
 	}
 	first, later := best.FirstRequest.TTFBms.P50, best.LaterRequests.TTFBms.P50

@@ -36,6 +36,8 @@ type Cost struct {
 	// PerHourUSD is the cost of an hour at the measured rate (operations
 	// over the steps' wall time).
 	PerHourUSD float64 `json:"per_hour_usd"`
+	// WallS is the steps' wall time the hourly rate is measured over.
+	WallS float64 `json:"wall_s"`
 	// ByOp splits the cost by operation.
 	ByOp []OpCost `json:"by_op,omitempty"`
 }

@@ -175,7 +175,7 @@ func cleanCost(c *Cost) *Cost {
 	}
 	x := *c
 	x.RequestsUSD, x.EgressUSD, x.TotalUSD = Finite(x.RequestsUSD), Finite(x.EgressUSD), Finite(x.TotalUSD)
-	x.PerMillionObjectsUSD, x.PerHourUSD = Finite(x.PerMillionObjectsUSD), Finite(x.PerHourUSD)
+	x.PerMillionObjectsUSD, x.PerHourUSD, x.WallS = Finite(x.PerMillionObjectsUSD), Finite(x.PerHourUSD), Finite(x.WallS)
 	x.ByOp = make([]OpCost, len(c.ByOp))
 	for i, o := range c.ByOp {
 		o.RequestsUSD, o.EgressUSD, o.PerMillionObjectsUSD = Finite(o.RequestsUSD), Finite(o.EgressUSD), Finite(o.PerMillionObjectsUSD)
