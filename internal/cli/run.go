@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -94,6 +94,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 JSON document instead of tables")
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	f.viewFlags.register(fl, true)
 	return cmd
 }
 
@@ -103,6 +104,10 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	labels, err := f.saveFlags.check()
+	if err != nil {
+		return err
+	}
+	prices, err := f.viewFlags.loadPrices()
 	if err != nil {
 		return err
 	}
@@ -121,6 +126,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
+	if env.LabInfo != nil && f.lab.faults != "" {
+		doc.Options["fault"] = f.lab.faults // the findings set injected faults against errors seen
+	}
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -164,8 +172,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
 	kept, _ := keeper.Kept()
-	textOf := func(w io.Writer) error { return report.WriteText(w, doc) }
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, hists, kept, runErr, stdout, stderr)
+	analysis.Annotate(doc, prices)
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), hists, kept, runErr, stdout, stderr)
 }
 
 func isTerminal(w io.Writer) bool {
