@@ -371,7 +371,7 @@ func concurrencyRule(f *Facts) []document.Finding {
 		}
 		verb := map[string]string{"get": "downloads", "put": "uploads"}[op]
 		s, last := steps[stop], steps[len(steps)-1]
-		text := fmt.Sprintf("%s: aggregate throughput stops growing at %d parallel requests (MB/s: %s); beyond it each request only takes longer (total p50 %s ms at c=%d, %s at c=%d): the bottleneck is bandwidth, the server or this client, not round trips.",
+		text := fmt.Sprintf("%s: aggregate throughput stops growing at c=%d (MB/s: %s); beyond it each request only takes longer (total p50 %s ms at c=%d, %s at c=%d): the bottleneck is bandwidth, the server or this client, not round trips.",
 			verb, s.Concurrency, strings.Join(levels, ", "), fmtMs(s.TotalMs.P50), s.Concurrency, fmtMs(last.TotalMs.P50), last.Concurrency)
 		ev := map[string]float64{"concurrency": float64(s.Concurrency), "aggregate_mb_per_s": s.AggregateMBps, "max_concurrency": float64(last.Concurrency), "max_concurrency_mb_per_s": last.AggregateMBps}
 		out = append(out, finding("concurrency-plateau-"+op, Warn, text, ev))
