@@ -139,7 +139,7 @@ func TestFindingsFire(t *testing.T) {
 			map[string]string{"concurrency-plateau-put": "stops growing at c=1"}},
 		{"concurrency that scales", labDoc(levels("get", 100, 300, 600, 900)...), nil, []string{"concurrency-plateau-get"}, nil},
 		{"errors, injected faults and silent retries", faulty, []string{"errors"}, nil,
-			map[string]string{"errors": "the lab reset 50% of requests, errors seen 26.0%, silent retries 240"}},
+			map[string]string{"errors": "GETs: the lab reset 50% of requests, 26.0% failed, 240 were retried silently"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -38,11 +38,14 @@ func fmtMs(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// FormatUSD prints dollars: cents from $1 up, else to the millionth with
-// no trailing zeros ($0.0005).
+// FormatUSD prints dollars: cents from $1 up, four decimals from a cent,
+// else to the millionth, with no trailing zeros ($0.0005).
 func FormatUSD(v float64) string {
-	if v >= 1 {
+	switch {
+	case v >= 1:
 		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	case v >= 0.01:
+		return "$" + strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
 	}
 	return "$" + strconv.FormatFloat(roundMicro(v), 'f', -1, 64)
 }
@@ -309,7 +312,7 @@ func sizeFitRule(f *Facts) []document.Finding {
 		ev := map[string]float64{"fixed_ms": fit.TTFBms, "mb_per_s": fit.MBps}
 		var text string
 		if fit.TTFBms < 0.05 {
-			text = fmt.Sprintf("%s: no fixed cost per request shows in the size sweep; time follows size at %.0f MB/s: bandwidth limits every size measured (parallel streams help, fewer requests do not).", verb, fit.MBps)
+			text = fmt.Sprintf("%s: no fixed cost per request shows in the size sweep; time follows size at %.0f MB/s, so bandwidth limits every size measured.", verb, fit.MBps)
 		} else {
 			cross := fit.TTFBms / 1000 * fit.MBps * 1e6
 			ev["crossover_bytes"] = cross
@@ -371,7 +374,7 @@ func concurrencyRule(f *Facts) []document.Finding {
 		}
 		verb := map[string]string{"get": "downloads", "put": "uploads"}[op]
 		s, last := steps[stop], steps[len(steps)-1]
-		text := fmt.Sprintf("%s: aggregate throughput stops growing at c=%d (MB/s: %s); beyond it each request only takes longer (total p50 %s ms at c=%d, %s at c=%d): the bottleneck is bandwidth, the server or this client, not round trips.",
+		text := fmt.Sprintf("%s: aggregate throughput stops growing at c=%d (MB/s: %s); more parallel requests only take longer (p50 %s ms at c=%d, %s at c=%d): bandwidth, the server or this client is the bottleneck.",
 			verb, s.Concurrency, strings.Join(levels, ", "), fmtMs(s.TotalMs.P50), s.Concurrency, fmtMs(last.TotalMs.P50), last.Concurrency)
 		ev := map[string]float64{"concurrency": float64(s.Concurrency), "aggregate_mb_per_s": s.AggregateMBps, "max_concurrency": float64(last.Concurrency), "max_concurrency_mb_per_s": last.AggregateMBps}
 		out = append(out, finding("concurrency-plateau-"+op, Warn, text, ev))
@@ -433,8 +436,20 @@ func errorsRule(f *Facts) []document.Finding {
 	}
 	faults := f.Doc.Options["fault"]
 	if rate := injectedRate(faults, "reset"); rate > 0 {
+		// GETs are what the transport retries: set them side by side.
+		var gets, getErrs, getSilent int64
+		for _, r := range f.Doc.Results {
+			if r.Op == "get" {
+				gets, getErrs, getSilent = gets+r.Count+r.Errors, getErrs+r.Errors, getSilent+r.SilentRetries
+			}
+		}
 		ev["injected_reset_rate"] = rate
-		text += fmt.Sprintf("; the lab reset %.0f%% of requests, errors seen %.1f%%, silent retries %d", 100*rate, 100*float64(errs)/float64(ops), silent)
+		if gets > 0 {
+			ev["get_error_rate"], ev["get_silent_retries"] = float64(getErrs)/float64(gets), float64(getSilent)
+			text += fmt.Sprintf("; GETs: the lab reset %.0f%% of requests, %.1f%% failed, %d were retried silently", 100*rate, 100*float64(getErrs)/float64(gets), getSilent)
+		} else {
+			text += fmt.Sprintf("; the lab reset %.0f%% of requests", 100*rate)
+		}
 	} else if faults != "" {
 		text += fmt.Sprintf("; the lab injected %s", faults)
 	}
