@@ -114,7 +114,7 @@ func TestLabColdWarmRoundTrips(t *testing.T) {
 		t.Skip("timing test: runs without -race in scripts/test")
 	}
 	code, out, errOut := runCLI(t, context.Background(), "run", "lab", "--rtt", "40ms", "--tls", "--workload", "latency",
-		"--gets", "20", "--op-sizes", "0", "--op-count", "1", "--no-save", "-q", "--json")
+		"--gets", "40", "--latency-concurrency", "4", "--op-sizes", "0", "--op-count", "1", "--no-save", "-q", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -123,6 +123,7 @@ func TestLabColdWarmRoundTrips(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no cold-vs-warm finding in %+v", d.Findings)
 	}
+	t.Logf("%s", f.Text)
 	if rt := f.Evidence["round_trips"]; math.Abs(rt-2) > 0.3 {
 		t.Errorf("cold request costs %.2f round trips, want 2 ± 0.3: %s", rt, f.Text)
 	}
