@@ -49,22 +49,23 @@ func price(key string, t *PriceTable, us []usage) *document.Cost {
 		c.EgressUSD += egress
 		wall += u.wallS
 	}
+	// Scale from the unrounded sums; round only what is printed.
 	for i := range c.ByOp {
 		o := &c.ByOp[i]
-		o.RequestsUSD, o.EgressUSD = roundMicro(o.RequestsUSD), roundMicro(o.EgressUSD)
 		if o.Objects > 0 {
 			o.PerMillionObjectsUSD = roundMicro((o.RequestsUSD + o.EgressUSD) / float64(o.Objects) * 1e6)
 		}
+		o.RequestsUSD, o.EgressUSD = roundMicro(o.RequestsUSD), roundMicro(o.EgressUSD)
 	}
-	c.RequestsUSD, c.EgressUSD = roundMicro(c.RequestsUSD), roundMicro(c.EgressUSD)
-	c.TotalUSD = roundMicro(c.RequestsUSD + c.EgressUSD)
+	total := c.RequestsUSD + c.EgressUSD
 	if c.Objects > 0 {
-		c.PerMillionObjectsUSD = roundMicro(c.TotalUSD / float64(c.Objects) * 1e6)
+		c.PerMillionObjectsUSD = roundMicro(total / float64(c.Objects) * 1e6)
 	}
-	c.WallS = wall
 	if wall > 0 {
-		c.PerHourUSD = roundMicro(c.TotalUSD / wall * 3600)
+		c.PerHourUSD = roundMicro(total / wall * 3600)
 	}
+	c.RequestsUSD, c.EgressUSD, c.TotalUSD = roundMicro(c.RequestsUSD), roundMicro(c.EgressUSD), roundMicro(total)
+	c.WallS = wall
 	return c
 }
 

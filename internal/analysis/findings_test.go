@@ -198,11 +198,11 @@ func TestCostExact(t *testing.T) {
 	if c.EgressBytes != 1_024_000 || c.EgressUSD != 0.000092 || c.TotalUSD != 0.000592 {
 		t.Errorf("egress %d bytes $%v, total $%v", c.EgressBytes, c.EgressUSD, c.TotalUSD)
 	}
-	// A million objects of this mix (1000 get : 20 put): $0.000592 / 1020 x 10^6.
-	if want := math.Round(0.000592/1020*1e6*1e6) / 1e6; c.PerMillionObjectsUSD != want {
+	// A million objects of this mix (1000 get : 20 put): ($0.0005 + $0.00009216) / 1020 x 10^6.
+	if want := math.Round(0.00059216/1020*1e6*1e6) / 1e6; c.PerMillionObjectsUSD != want {
 		t.Errorf("per million %v, want %v", c.PerMillionObjectsUSD, want)
 	}
-	if want := 0.000592 / 10 * 3600; math.Abs(c.PerHourUSD-want) > 1e-6 {
+	if want := 0.00059216 / 10 * 3600; math.Abs(c.PerHourUSD-want) > 1e-6 {
 		t.Errorf("per hour %v, want %v", c.PerHourUSD, want)
 	}
 	if got := FormatUSD(c.RequestsUSD); got != "$0.0005" {

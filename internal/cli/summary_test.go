@@ -38,7 +38,7 @@ func TestRunSummaryAndDetail(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"latency ", "throughput ", "concurrency ", "ttfb p50", "cold vs warm", "findings", "cost at s3 list prices"} {
+	for _, want := range []string{"latency ", "throughput ", "concurrency ", "ttfb p50", "cold vs warm", "cost at s3 list prices"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
