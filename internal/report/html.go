@@ -50,14 +50,14 @@ type view struct {
 	Runs      []runView
 	// HasFindings is whether any run has findings or a cost.
 	HasFindings bool
-	Latency   []figure // quantile plots
-	Phases    []figure
-	Sizes     []figure
-	Crossover []string
-	Conc      []figure
-	Strat     []stratView
-	Startup   []figure
-	StartTabs []startupTable
+	Latency     []figure // quantile plots
+	Phases      []figure
+	Sizes       []figure
+	Crossover   []string
+	Conc        []figure
+	Strat       []stratView
+	Startup     []figure
+	StartTabs   []startupTable
 }
 
 type figure struct {
