@@ -48,16 +48,17 @@ type view struct {
 	Title     string
 	Generated string
 	Runs      []runView
+	Latency   []figure // quantile plots
+	Phases    []figure
+	Sizes     []figure
+	Crossover []string
+	Conc      []figure
+	Strat     []stratView
+	Startup   []figure
+	StartTabs []startupTable
+
 	// HasFindings is whether any run has findings or a cost.
 	HasFindings bool
-	Latency     []figure // quantile plots
-	Phases      []figure
-	Sizes       []figure
-	Crossover   []string
-	Conc        []figure
-	Strat       []stratView
-	Startup     []figure
-	StartTabs   []startupTable
 }
 
 type figure struct {
