@@ -33,6 +33,10 @@ latency percentiles, per-request throughput, aggregate throughput under concurre
 and where the time goes, phase by phase (dns, connect, tls, send, wait100, wait, recv),
 split into each worker's first request (cold: a new connection) and the later ones.
 
+It prints a summary first (one table per workload, a cold request against a warm one
+phase by phase, ranked findings with what to change, and what the requests cost at
+list prices, see --prices); --detail prints every table instead. --json has it all.
+
 TARGET is s3://bucket[/prefix], gs://bucket[/prefix] or az://account/container[/prefix].
 With no TARGET (or lab[:PROFILE]), objbench starts the embedded lab on 127.0.0.1 and
 measures that: no account needed (--lab-api s3|gcs|azure, --rtt, --tls, --fault, ...).
@@ -55,6 +59,7 @@ AZURE_STORAGE_KEY, or DefaultAzureCredential. They are never printed, logged or 
 
 Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 		Example: `  objbench run                                   # quick suite on the embedded lab
+  objbench run --detail                          # every quantile and phase table
   objbench run --json -o result.json             # the objbench/v1 JSON document to a file
   objbench run s3://my-bucket --region us-west-2
   objbench run s3://my-bucket/bench --profile prod --workload latency --gets 200
