@@ -143,11 +143,7 @@ type Result struct {
 	Retries       int64            `json:"retries"`
 	// Reconnects counts later requests that opened a new connection, such
 	// as after the server dropped an idle one; they are not errors.
-	Reconnects int64 `json:"reconnects"`
-	// SilentRetries counts requests the HTTP transport sent again on
-	// another connection without telling the caller (an idempotent request
-	// on a reused connection that was reset or closed).
-	SilentRetries  int64                `json:"silent_retries"`
+	Reconnects     int64                `json:"reconnects"`
 	RequestsPerOp  float64              `json:"requests_per_op"`
 	WallS          float64              `json:"wall_s"`
 	TTFBms         Dist                 `json:"ttfb_ms"`
@@ -158,4 +154,9 @@ type Result struct {
 	ReusedFraction float64              `json:"reused_fraction"`
 	FirstRequest   Group                `json:"first_request"`
 	LaterRequests  Group                `json:"later_requests"`
+
+	// SilentRetries counts requests the HTTP transport sent again on
+	// another connection without telling the caller (an idempotent request
+	// on a reused connection that was reset or closed).
+	SilentRetries int64 `json:"silent_retries"`
 }

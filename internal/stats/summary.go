@@ -46,10 +46,7 @@ type Summary struct {
 	Bytes         int64            `json:"bytes"`    // bytes moved by successful operations
 	// Reconnects counts later requests that opened a new connection (or
 	// replaced one the server had dropped): not errors, but not reuse.
-	Reconnects int64 `json:"reconnects"`
-	// SilentRetries counts requests the transport re-sent on another
-	// connection on its own (see nettrace.Sample.SilentRetries).
-	SilentRetries  int64                    `json:"silent_retries"`
+	Reconnects     int64                    `json:"reconnects"`
 	TTFB           Dist                     `json:"ttfb"`
 	Total          Dist                     `json:"total"`
 	Phases         [nettrace.NumPhases]Dist `json:"phases"`
@@ -58,4 +55,8 @@ type Summary struct {
 	ReusedFraction float64                  `json:"reused_fraction"`
 	First          Group                    `json:"first"`
 	Later          Group                    `json:"later"`
+
+	// SilentRetries counts requests the transport re-sent on another
+	// connection on its own (see nettrace.Sample.SilentRetries).
+	SilentRetries int64 `json:"silent_retries"`
 }
