@@ -454,7 +454,7 @@ func errorsRule(f *Facts) []document.Finding {
 		text += fmt.Sprintf("; the lab injected %s", faults)
 	}
 	if silent > 0 {
-		text += fmt.Sprintf(": Go's HTTP transport sent %s again on a new connection without reporting it (it retries an idempotent request once when a reused connection fails), so fewer failures surface than happen, and each retry is one more billed request and round trip", plural(silent, "request", "requests"))
+		text += fmt.Sprintf(": in all, Go's HTTP transport sent %s again on a new connection without reporting it (it retries an idempotent request once when a reused connection fails), so fewer failures surface than happen, and each retry is one more billed request and round trip", plural(silent, "request", "requests"))
 	}
 	sev := Warn
 	if float64(errs) >= 0.01*float64(ops) {
