@@ -41,6 +41,8 @@ type Comparison struct {
 	Steps      []StepComparison     `json:"steps"`
 	Crossovers []document.Crossover `json:"crossovers,omitempty"`
 	Note       string               `json:"note,omitempty"`
+	// Findings are the ranked sentences drawn from the comparison.
+	Findings []document.Finding `json:"findings,omitempty"`
 }
 
 func StepKey(r document.Result) string {
@@ -274,3 +276,21 @@ func compareStartup(c *Comparison, a, b *document.StartupDocument) {
 
 // NewSampleCache reads kept samples from st, each run's once.
 func NewSampleCache(st *results.Store) *SampleCache { return &SampleCache{st: st} }
+
+// ChangedFirst orders step comparisons for reading: the steps whose
+// verdict is not "no significant difference" first, then the rest, each
+// in their original order.
+func ChangedFirst(steps []StepComparison) []StepComparison {
+	out := make([]StepComparison, 0, len(steps))
+	for _, s := range steps {
+		if s.Verdict != "no significant difference" {
+			out = append(out, s)
+		}
+	}
+	for _, s := range steps {
+		if s.Verdict == "no significant difference" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

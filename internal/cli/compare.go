@@ -54,6 +54,7 @@ finishes a transfer sooner (seed 001: "GCS finishes sooner than Azure above ~1 M
 					if err != nil {
 						return err
 					}
+					analysis.AnnotateComparison(&c)
 					comps = append(comps, c)
 				}
 				return nil

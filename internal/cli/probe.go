@@ -163,6 +163,7 @@ func writeProbeJSON(w io.Writer, docs []*document.Document) error {
 
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var pf probeFlags
+	var vf viewFlags
 	var jsonOut bool
 	cmd := &cobra.Command{
 		Use:   "probe [TARGET...]",
@@ -194,12 +195,19 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 			if err != nil {
 				return err
 			}
+			prices, err := vf.loadPrices()
+			if err != nil {
+				return err
+			}
 			p, err := openProber(ctx, g, args, &pf, cmd.Flags(), false, stderr)
 			if err != nil {
 				return err
 			}
 			docs, rounds, runErr := p.Round(ctx, p.Targets, o)
 			p.Close(context.Background())
+			for _, d := range docs {
+				analysis.Annotate(d, prices)
+			}
 			if jsonOut {
 				if len(docs) > 0 {
 					if err := writeProbeJSON(stdout, docs); err != nil {
@@ -208,7 +216,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 				}
 			} else {
 				for _, d := range docs {
-					if err := report.WriteText(stdout, d); err != nil {
+					if err := vf.text(d)(stdout); err != nil {
 						return err
 					}
 				}
@@ -240,6 +248,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 		},
 	}
 	pf.register(cmd.Flags())
+	vf.register(cmd.Flags(), true)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
 	return cmd
 }

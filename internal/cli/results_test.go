@@ -54,8 +54,12 @@ func TestResultsLifecycle(t *testing.T) {
 	}
 
 	code, out, _ = runCLI(t, ctx, "show", a.RunID[:len(a.RunID)-2], "--db", db)
-	if code != 0 || !strings.Contains(out, "throughput: time to first byte") {
+	if code != 0 || !strings.Contains(out, "throughput  count") || !strings.Contains(out, "cost at s3 list prices") {
 		t.Errorf("show by prefix: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, ctx, "show", a.RunID[:len(a.RunID)-2], "--db", db, "--detail")
+	if code != 0 || !strings.Contains(out, "throughput: time to first byte") {
+		t.Errorf("show --detail: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, ctx, "export", a.RunID, "--format", "samples", "--db", db)
 	lines := strings.Split(strings.TrimSpace(out), "\n")

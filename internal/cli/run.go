@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -32,6 +32,10 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 latency percentiles, per-request throughput, aggregate throughput under concurrency,
 and where the time goes, phase by phase (dns, connect, tls, send, wait100, wait, recv),
 split into each worker's first request (cold: a new connection) and the later ones.
+
+It prints a summary first (one table per workload, a cold request against a warm one
+phase by phase, ranked findings with what to change, and what the requests cost at
+list prices, see --prices); --detail prints every table instead. --json has it all.
 
 TARGET is s3://bucket[/prefix], gs://bucket[/prefix] or az://account/container[/prefix].
 With no TARGET (or lab[:PROFILE]), objbench starts the embedded lab on 127.0.0.1 and
@@ -55,6 +59,7 @@ AZURE_STORAGE_KEY, or DefaultAzureCredential. They are never printed, logged or 
 
 Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 		Example: `  objbench run                                   # quick suite on the embedded lab
+  objbench run --detail                          # every quantile and phase table
   objbench run --json -o result.json             # the objbench/v1 JSON document to a file
   objbench run s3://my-bucket --region us-west-2
   objbench run s3://my-bucket/bench --profile prod --workload latency --gets 200
@@ -94,6 +99,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 JSON document instead of tables")
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	f.viewFlags.register(fl, true)
 	return cmd
 }
 
@@ -103,6 +109,10 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	labels, err := f.saveFlags.check()
+	if err != nil {
+		return err
+	}
+	prices, err := f.viewFlags.loadPrices()
 	if err != nil {
 		return err
 	}
@@ -121,6 +131,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
+	if env.LabInfo != nil && f.lab.faults != "" {
+		doc.Options["fault"] = f.lab.faults // the findings set injected faults against errors seen
+	}
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -164,8 +177,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
 	kept, _ := keeper.Kept()
-	textOf := func(w io.Writer) error { return report.WriteText(w, doc) }
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, hists, kept, runErr, stdout, stderr)
+	analysis.Annotate(doc, prices)
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), hists, kept, runErr, stdout, stderr)
 }
 
 func isTerminal(w io.Writer) bool {

@@ -229,6 +229,14 @@ func TestRunBadInput(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "x") // fixed dummy keys: no real chain is consulted
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "y")
 	silent := silentListener(t)
+	dir := t.TempDir()
+	priceFile := func(name, body string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -243,6 +251,15 @@ func TestRunBadInput(t *testing.T) {
 		{"zero count", []string{"run", "--gets", "0"}, 2, "positive"},
 		{"negative count", []string{"run", "--size-count", "-3"}, 2, "positive"},
 		{"bad level", []string{"run", "--concurrency", "1,0"}, 2, "bad count"},
+		{"empty level", []string{"run", "--concurrency", "1,,2"}, 2, "empty item"},
+		{"empty size", []string{"run", "--sizes", "1KiB,,1MiB"}, 2, "empty item"},
+		{"prices missing", []string{"run", "--prices", dir + "/none.json"}, 2, "--prices"},
+		{"prices bad json", []string{"run", "--prices", priceFile("bad.json", `{"s3": `)}, 2, "--prices"},
+		{"prices bad yaml", []string{"run", "--prices", priceFile("bad.yaml", "s3: [\n")}, 2, "--prices"},
+		{"prices negative", []string{"run", "--prices", priceFile("neg.json", `{"s3": {"per_1000_requests": {"get": -0.1}}}`)}, 2, "negative price"},
+		{"prices unknown provider", []string{"run", "--prices", priceFile("prov.yaml", "b2:\n  egress_per_gb: 0.01\n")}, 2, "unknown provider"},
+		{"strategies prices", []string{"strategies", "--prices", dir + "/none.json"}, 2, "--prices"},
+		{"strategies empty size", []string{"strategies", "--size", "0,"}, 2, "empty item"},
 		{"unknown workload", []string{"run", "--workload", "latency,speed"}, 2, "unknown workload"},
 		{"unknown conn", []string{"run", "--conn", "http3"}, 2, "unknown connection strategy"},
 		{"unknown client", []string{"run", "--client", "boto3"}, 2, "use sdk or minio"},

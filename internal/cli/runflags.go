@@ -14,6 +14,7 @@ import (
 type runFlags struct {
 	targetFlags
 	saveFlags
+	viewFlags
 	conn               string
 	expectContinue     bool
 	workloads          string

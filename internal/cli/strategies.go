@@ -25,6 +25,7 @@ import (
 type strategiesFlags struct {
 	targetFlags
 	saveFlags
+	viewFlags
 	objects        int
 	sizes          string
 	parallel       int
@@ -83,11 +84,16 @@ round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api wo
 	fl.BoolVar(&f.jsonOut, "json", false, `print {"schema": "objbench/v1", "strategies": [...]}`)
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	f.viewFlags.register(fl, false)
 	return cmd
 }
 
 func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strategiesFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	labels, err := f.saveFlags.check()
+	if err != nil {
+		return err
+	}
+	prices, err := f.viewFlags.loadPrices()
 	if err != nil {
 		return err
 	}
@@ -159,6 +165,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.Strategies, doc.Summary, doc.FirstVsLater = analysis.StrategyRows(all)
+	analysis.AnnotateStrategies(doc, prices)
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
 	if runErr != nil && !interrupted && len(all) == 0 {

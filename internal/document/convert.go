@@ -12,6 +12,7 @@ func FromSummary(workload, op string, size int64, concurrency int, strategy stri
 	r := Result{
 		Workload: workload, Op: op, SizeBytes: size, Concurrency: concurrency, Strategy: strategy,
 		Count: s.Count, Errors: s.Errors, Retries: s.Retries, Reconnects: s.Reconnects,
+		SilentRetries:  s.SilentRetries,
 		WallS:          wall.Seconds(),
 		TTFBms:         s.TTFBms,
 		TotalMs:        s.TotalMs,

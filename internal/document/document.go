@@ -54,6 +54,10 @@ type Document struct {
 	// Probe describes a round of `objbench probe` or `serve` (nil otherwise).
 	Probe   *ProbeInfo `json:"probe,omitempty"`
 	Results []Result   `json:"results"`
+	// Findings are the ranked sentences analysis drew from Results.
+	Findings []Finding `json:"findings,omitempty"`
+	// Cost is what the requests cost at list prices.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // ProbeInfo places a probe round in its process: the round number and the
@@ -159,4 +163,9 @@ type Result struct {
 	// lab the servers run in the same process, so their CPU is included.
 	ClientCPUusPerOp float64 `json:"client_cpu_us_per_op"`
 	ClientCPUsPerGB  float64 `json:"client_cpu_s_per_gb"`
+
+	// SilentRetries counts requests the HTTP transport sent again on
+	// another connection without telling the caller (an idempotent request
+	// on a reused connection that was reset or closed).
+	SilentRetries int64 `json:"silent_retries"`
 }

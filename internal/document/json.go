@@ -57,6 +57,7 @@ func (d *Document) finite() Doc {
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
 		c.Results[i] = r
 	}
+	c.Findings, c.Cost = cleanFindings(d.Findings), cleanCost(d.Cost)
 	return &c
 }
 
@@ -123,8 +124,10 @@ func (d *StrategiesDocument) finite() Doc {
 			rtts[k] = Finite(v)
 		}
 		r.RTTs = rtts
+		r.CostPerMillionUSD = Finite(r.CostPerMillionUSD)
 		c.Strategies[i] = r
 	}
+	c.Findings, c.Cost = cleanFindings(d.Findings), cleanCost(d.Cost)
 	return &c
 }
 
@@ -149,4 +152,37 @@ func EncodeRounds(docs []*Document) ([]byte, error) {
 		return nil, fmt.Errorf("encode probe rounds: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+func cleanFindings(fs []Finding) []Finding {
+	if fs == nil {
+		return nil
+	}
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		if f.Evidence != nil {
+			ev := make(map[string]float64, len(f.Evidence))
+			for k, v := range f.Evidence {
+				ev[k] = Finite(v)
+			}
+			f.Evidence = ev
+		}
+		out[i] = f
+	}
+	return out
+}
+
+func cleanCost(c *Cost) *Cost {
+	if c == nil {
+		return nil
+	}
+	x := *c
+	x.RequestsUSD, x.EgressUSD, x.TotalUSD = Finite(x.RequestsUSD), Finite(x.EgressUSD), Finite(x.TotalUSD)
+	x.PerMillionObjectsUSD, x.PerHourUSD, x.WallS = Finite(x.PerMillionObjectsUSD), Finite(x.PerHourUSD), Finite(x.WallS)
+	x.ByOp = make([]OpCost, len(c.ByOp))
+	for i, o := range c.ByOp {
+		o.RequestsUSD, o.EgressUSD, o.PerMillionObjectsUSD = Finite(o.RequestsUSD), Finite(o.EgressUSD), Finite(o.PerMillionObjectsUSD)
+		x.ByOp[i] = o
+	}
+	return &x
 }

@@ -8,6 +8,10 @@ type StrategiesDocument struct {
 	Summary []string `json:"summary"`
 	// FirstVsLater is seed 000's table: GETs on a reused connection.
 	FirstVsLater *FirstVsLater `json:"first_vs_later,omitempty"`
+	// Findings are the ranked sentences analysis drew from the strategies.
+	Findings []Finding `json:"findings,omitempty"`
+	// Cost is what the requests cost at list prices.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // StrategyRow is one strategy for one op.
@@ -33,6 +37,9 @@ type StrategyRow struct {
 	Protocol          string             `json:"protocol,omitempty"`
 	Available         bool               `json:"available"`
 	Reason            string             `json:"reason,omitempty"`
+	// CostPerMillionUSD is what a million objects cost this way at list
+	// prices (requests, and egress for downloads).
+	CostPerMillionUSD float64 `json:"cost_per_million_objects_usd,omitempty"`
 }
 
 // FirstVsLater compares each worker's first GET with its reused ones.

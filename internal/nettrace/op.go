@@ -52,6 +52,7 @@ func (o *Op) Finish() Sample {
 		ex.mu.Lock()
 		ex.addPhases(&s.Phases, end)
 		s.Reconnects += ex.reconnects
+		s.SilentRetries += ex.reconnects
 		if i == 0 {
 			s.Reused, s.WasIdle, s.IdleTime = ex.reused, ex.wasIdle, ex.idleTime
 		}

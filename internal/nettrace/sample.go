@@ -67,6 +67,11 @@ type Sample struct {
 	// Reconnects counts connections found dead when reused (dropped by the
 	// server while idle) that the transport replaced without an error.
 	Reconnects int `json:"reconnects"`
+	// SilentRetries counts the times the transport sent a request again on
+	// another connection (more than one GotConn for one request), which Go
+	// does, unasked, for an idempotent request on a reused connection that
+	// failed; they are counted on failed operations too.
+	SilentRetries int `json:"silent_retries,omitempty"`
 
 	// ExpectSent: a request of the operation carried "Expect:
 	// 100-continue" (objbench's --expect-continue, or the SDK's own);

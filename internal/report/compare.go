@@ -23,7 +23,7 @@ func WriteComparison(w io.Writer, c analysis.Comparison) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\tA p50\tA p90\tA p99\tA MB/s\tB p50\tB p90\tB p99\tB MB/s\tΔp50 ms [95% CI]\tΔp99 ms [95% CI]\tMW p\tverdict\t")
-	for _, s := range c.Steps {
+	for _, s := range analysis.ChangedFirst(c.Steps) {
 		mw := "-"
 		if s.MannWhitneyP != nil {
 			mw = fmt.Sprintf("%.2g", *s.MannWhitneyP)
@@ -43,6 +43,7 @@ func WriteComparison(w io.Writer, c analysis.Comparison) {
 		fmt.Fprintf(w, "  fit A: total = %.1f ms + size / %.1f MB/s (%d sizes)\n", x.FitA.TTFBms, x.FitA.MBps, len(x.FitA.Points))
 		fmt.Fprintf(w, "  fit B: total = %.1f ms + size / %.1f MB/s (%d sizes)\n", x.FitB.TTFBms, x.FitB.MBps, len(x.FitB.Points))
 	}
+	WriteFindings(w, c.Findings)
 	fmt.Fprintln(w)
 }
 

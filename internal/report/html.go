@@ -56,6 +56,9 @@ type view struct {
 	Strat     []stratView
 	Startup   []figure
 	StartTabs []startupTable
+
+	// HasFindings is whether any run has findings or a cost.
+	HasFindings bool
 }
 
 type figure struct {
@@ -66,6 +69,8 @@ type figure struct {
 type runView struct {
 	ID, Label, Command, Target, Started, Duration string
 	Interrupted                                   bool
+	Findings                                      []document.Finding
+	Cost                                          []string // the cost lines, as the terminal prints them
 	Steps                                         []stepRow
 	Meta                                          [][2]string
 }
@@ -93,6 +98,8 @@ func buildView(in HTMLInput) view {
 	}
 	for i, r := range in.Runs {
 		v.Runs = append(v.Runs, runSummary(r))
+		rv := v.Runs[len(v.Runs)-1]
+		v.HasFindings = v.HasFindings || len(rv.Findings) > 0 || len(rv.Cost) > 0
 		if r.Strategies != nil {
 			v.Strat = append(v.Strat, strategiesView(r, i))
 		}
@@ -126,6 +133,7 @@ func runSummary(r HTMLRun) runView {
 	case r.Startup != nil:
 		rv.Command, rv.Target, started, dur, rv.Interrupted = "startup", r.Startup.Runtime+" "+r.Startup.RuntimeVersion, r.Startup.StartedAt, r.Startup.DurationS, r.Startup.Interrupted
 	}
+	rv.Findings, rv.Cost = runFindings(r)
 	rv.Started, rv.Duration = started, num(document.Finite(dur))+" s"
 	for _, k := range slices.Sorted(maps.Keys(r.Meta)) {
 		rv.Meta = append(rv.Meta, [2]string{k, r.Meta[k]})

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
 )
@@ -80,10 +81,19 @@ func TestWriteTextGolden(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	d := fixture()
+	analysis.Annotate(d, analysis.DefaultPrices())
+	if len(d.Findings) == 0 || d.Cost == nil {
+		t.Fatalf("fixture annotated with no findings (%v) or no cost", d.Findings)
+	}
 	if err := WriteText(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "run.txt.golden", buf.Bytes())
+	buf.Reset()
+	if err := WriteDetail(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run-detail.txt.golden", buf.Bytes())
 	d.Interrupted = true
 	buf.Reset()
 	_ = WriteText(&buf, d)
@@ -217,43 +227,45 @@ func TestJSONStable(t *testing.T) {
 	}
 }
 
-// TestWriteTextChunks: many steps are split into tables of at most six
-// step columns (three first/later pairs for phases), and mixed strategies
-// are named in the column headings.
-func TestWriteTextChunks(t *testing.T) {
+// TestWriteDetailUncut: however many steps, each detail table holds every
+// step of its workload as a row (never cut into fragments), mixed
+// strategies are named in the rows, and every number of a step is there.
+func TestWriteDetailUncut(t *testing.T) {
 	t.Parallel()
 	d := fixture()
 	base := d.Results[0]
 	d.Results = nil
-	for i := range 8 {
+	for i := range 20 {
 		r := base
 		r.SizeBytes = int64(1<<10) << i
 		r.Strategy = []string{"fresh", "pooled"}[i%2]
 		d.Results = append(d.Results, r)
 	}
 	var buf bytes.Buffer
-	if err := WriteText(&buf, d); err != nil {
+	if err := WriteDetail(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
 	tables := strings.Split(out, "\n\n")
-	counts := map[string]int{}
+	titles := 0
 	for _, tb := range tables[1:] {
-		lines := strings.Split(tb, "\n")
-		title := lines[0][strings.Index(lines[0], ": ")+2:]
-		counts[strings.TrimRight(strings.Fields(title)[0], ",")]++
-		cols := strings.Count(lines[1], "fresh") + strings.Count(lines[1], "pooled")
-		if cols == 0 || cols > maxColumns || (strings.HasPrefix(title, "phases") && cols > maxColumns/2) {
-			t.Errorf("table %q has %d step columns:\n%s", title, cols, tb)
+		lines := strings.Split(strings.TrimRight(tb, "\n"), "\n")
+		if !strings.HasPrefix(lines[0], "latency: ") {
+			continue
+		}
+		titles++
+		want := 20
+		if strings.HasPrefix(lines[0], "latency: phases") {
+			want = 40 // first and later
+		}
+		if got := len(lines) - 1; got != want {
+			t.Errorf("table %q has %d rows, want %d:\n%s", lines[0], got, want, tb)
 		}
 	}
-	want := map[string]int{"time": 2, "total": 2, "throughput": 2, "requests": 2, "phases": 3}
-	for k, v := range want {
-		if counts[k] != v {
-			t.Errorf("%d %q tables, want %d (%v)", counts[k], k, v, counts)
-		}
+	if titles != 5 {
+		t.Errorf("%d latency tables, want 5 (ttfb, total, throughput, requests, phases):\n%s", titles, out)
 	}
-	for _, h := range []string{"get 1KiB fresh", "get 128KiB pooled", "connections: fresh, pooled (per column)"} {
+	for _, h := range []string{"get 1KiB fresh", "get 128KiB pooled", "get 512MiB pooled first", "connections: fresh, pooled (per column)", "p99.9", "stddev", "silent retries"} {
 		if !strings.Contains(out, h) {
 			t.Errorf("output lacks %q", h)
 		}

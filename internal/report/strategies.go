@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,18 +35,27 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 		}
 		fmt.Fprintf(ew, "lab: %s API, profile %s, round trip %s ms, %s\n", l.API, l.Profile, num(l.RTTms), tls)
 	}
+	type group struct {
+		op   string
+		size int64
+	}
+	var groups []group
 	for _, op := range []string{"put", "get"} {
+		for _, r := range d.Strategies {
+			if g := (group{r.Op, r.SizeBytes}); r.Op == op && !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
+	}
+	for _, g := range groups {
 		var rows []document.StrategyRow
 		for _, r := range d.Strategies {
-			if r.Op == op {
+			if r.Op == g.op && r.SizeBytes == g.size {
 				rows = append(rows, r)
 			}
 		}
-		if len(rows) == 0 {
-			continue
-		}
-		verb := map[string]string{"put": "uploads", "get": "downloads"}[op]
-		fmt.Fprintf(ew, "\n%d %s of %s", rows[0].Objects, verb, FormatSize(rows[0].SizeBytes))
+		verb := map[string]string{"put": "uploads", "get": "downloads"}[g.op]
+		fmt.Fprintf(ew, "\n%d %s of %s", rows[0].Objects, verb, FormatSize(g.size))
 		if rows[0].RTTms > 0 {
 			fmt.Fprintf(ew, " (round trip %s ms; phases in round trips per object)", num(rows[0].RTTms))
 		}
@@ -53,6 +63,9 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 		heads := []string{"strategy", "wall s", "obj/s", "p50 ms", "p99 ms", "conns", "tls hs", "req/obj"}
 		heads = append(heads, rttPhases...)
 		heads = append(heads, "speed-up")
+		if d.Cost != nil {
+			heads = append(heads, "$/1M obj")
+		}
 		var body [][]string
 		for _, r := range rows {
 			if !r.Available {
@@ -65,6 +78,9 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 				row = append(row, fixed(r.RTTs[p], 1))
 			}
 			row = append(row, fixed(r.Speedup, 1)+"x")
+			if d.Cost != nil {
+				row = append(row, fixed(r.CostPerMillionUSD, 2))
+			}
 			if r.Errors > 0 {
 				row = append(row, fmt.Sprintf("(%d errors)", r.Errors))
 			}
@@ -72,7 +88,7 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 		}
 		leftTable(ew, heads, body)
 	}
-	if len(d.Summary) > 0 {
+	if len(d.Findings) == 0 && len(d.Summary) > 0 {
 		fmt.Fprintln(ew)
 		for _, s := range d.Summary {
 			fmt.Fprintln(ew, s)
@@ -86,6 +102,8 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 		}
 		leftTable(ew, []string{"phase", "first", "later"}, body)
 	}
+	WriteFindings(ew, d.Findings) // the saving sentences are findings too
+	WriteCost(ew, d.Cost)
 	return ew.err
 }
 

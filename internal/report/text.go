@@ -14,41 +14,15 @@ import (
 	"github.com/objbench/objbench/internal/units"
 )
 
-// maxColumns keeps tables readable: a workload with more steps is split
-// into tables of at most this many step columns.
-const maxColumns = 6
-
 // phaseNames are the phases of the JSON contract, in order.
 var phaseNames = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
 
 // FormatSize prints a byte count in binary units: 0B, 1KiB, 32MiB, 1500B.
 func FormatSize(n int64) string { return units.FormatSize(n) }
 
-// WriteText writes the terminal tables, laid out like seed 001 (percentile
-// rows, one column per step): per workload, TTFB and total latency,
-// per-request and aggregate throughput, counts and errors, and the phase
-// table of the first request of each worker against the later ones.
-func WriteText(w io.Writer, d *document.Document) error {
-	ew := &errWriter{w: w}
-	header(ew, d)
-	heading := columnNamer(d.Results)
-	for _, wl := range workloads(d.Results) {
-		var steps []document.Result
-		for _, r := range d.Results {
-			if r.Workload == wl {
-				steps = append(steps, r)
-			}
-		}
-		for chunk := range slices.Chunk(steps, maxColumns) {
-			workloadTables(ew, wl, chunk, heading)
-		}
-		// Two columns per step: first and later.
-		for chunk := range slices.Chunk(steps, maxColumns/2) {
-			phaseTable(ew, wl, chunk, heading)
-		}
-	}
-	return ew.err
-}
+// WriteText writes the summary a person reads first (see WriteSummary);
+// WriteDetail writes every table.
+func WriteText(w io.Writer, d *document.Document) error { return WriteSummary(w, d) }
 
 func header(w io.Writer, d *document.Document) {
 	command := "run"
@@ -164,77 +138,6 @@ func hasThroughput(r document.Result) bool {
 	return r.SizeBytes > 0 && (r.Op == "get" || r.Op == "put")
 }
 
-func workloadTables(w io.Writer, wl string, steps []document.Result, heading func(document.Result) string) {
-	heads := make([]string, len(steps))
-	for i, r := range steps {
-		heads[i] = heading(r)
-	}
-	row := func(name string, f func(document.Result) string) []string {
-		out := []string{name}
-		for _, r := range steps {
-			out = append(out, f(r))
-		}
-		return out
-	}
-	distRows := func(get func(document.Result) document.Dist) [][]string {
-		var rows [][]string
-		for _, st := range distStats {
-			rows = append(rows, row(st.name, func(r document.Result) string { return cell(r.Count, st.get(get(r))) }))
-		}
-		return rows
-	}
-	fmt.Fprintf(w, "\n%s: time to first byte (ms)\n", wl)
-	table(w, [][]string{heads}, distRows(func(r document.Result) document.Dist { return r.TTFBms }))
-	fmt.Fprintf(w, "\n%s: total latency (ms)\n", wl)
-	table(w, [][]string{heads}, distRows(func(r document.Result) document.Dist { return r.TotalMs }))
-
-	if slices.ContainsFunc(steps, hasThroughput) {
-		fmt.Fprintf(w, "\n%s: throughput (MB/s; per request at the total latency percentile, and aggregate)\n", wl)
-		mb := func(name string, f func(document.Result) float64) []string {
-			return row(name, func(r document.Result) string {
-				if !hasThroughput(r) {
-					return "-"
-				}
-				return cell(r.Count, f(r))
-			})
-		}
-		table(w, [][]string{heads}, [][]string{
-			mb("p50", func(r document.Result) float64 { return r.MBps.P50 }),
-			mb("p90", func(r document.Result) float64 { return r.MBps.P90 }),
-			mb("p99", func(r document.Result) float64 { return r.MBps.P99 }),
-			mb("aggregate", func(r document.Result) float64 { return r.AggregateMBps }),
-		})
-	}
-
-	fmt.Fprintf(w, "\n%s: requests\n", wl)
-	rows := [][]string{
-		row("count", func(r document.Result) string { return strconv.FormatInt(r.Count, 10) }),
-		row("errors", func(r document.Result) string { return strconv.FormatInt(r.Errors, 10) }),
-	}
-	for _, class := range errorClasses(steps) {
-		rows = append(rows, row("error "+class, func(r document.Result) string { return strconv.FormatInt(r.ErrorsByClass[class], 10) }))
-	}
-	rows = append(rows,
-		row("requests/op", func(r document.Result) string { return cell(r.Count, r.RequestsPerOp) }),
-		row("retries", func(r document.Result) string { return strconv.FormatInt(r.Retries, 10) }),
-		row("reconnects", func(r document.Result) string { return strconv.FormatInt(r.Reconnects, 10) }),
-	)
-	// Whether "Expect: 100-continue" went out, and whether the client
-	// waited for it: an SDK can send the header and not wait.
-	if slices.ContainsFunc(steps, func(r document.Result) bool { return r.ExpectSent > 0 }) {
-		rows = append(rows,
-			row("expect sent", func(r document.Result) string { return fraction(r.Count, r.ExpectSent) }),
-			row("expect waited", func(r document.Result) string { return fraction(r.Count, r.ExpectWaited) }))
-	}
-	rows = append(rows, row("wall s", func(r document.Result) string { return num(document.Finite(r.WallS)) }))
-	if slices.ContainsFunc(steps, func(r document.Result) bool { return r.ClientCPUusPerOp > 0 }) {
-		rows = append(rows,
-			row("client cpu µs/op", func(r document.Result) string { return positive(r.ClientCPUusPerOp) }),
-			row("client cpu s/GB", func(r document.Result) string { return positive(r.ClientCPUsPerGB) }))
-	}
-	table(w, [][]string{heads}, rows)
-}
-
 // errorClasses lists, sorted, the error classes seen in steps.
 func errorClasses(steps []document.Result) []string {
 	var out []string
@@ -247,55 +150,6 @@ func errorClasses(steps []document.Result) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// phaseTable prints the p50 of every phase for the first request of each
-// worker next to the later ones, and how many of each reused a connection.
-func phaseTable(w io.Writer, wl string, steps []document.Result, heading func(document.Result) string) {
-	fmt.Fprintf(w, "\n%s: phases, p50 ms (first request of each worker | later requests)\n", wl)
-	names := make([]string, 0, 2*len(steps))
-	kinds := make([]string, 0, 2*len(steps))
-	for _, r := range steps {
-		names = append(names, heading(r), "")
-		kinds = append(kinds, "first p50", "later p50")
-	}
-	var rows [][]string
-	both := func(name string, f func(document.Group) string) {
-		row := []string{name}
-		for _, r := range steps {
-			row = append(row, f(r.FirstRequest), f(r.LaterRequests))
-		}
-		rows = append(rows, row)
-	}
-	for _, ph := range phaseNames {
-		both(ph, func(g document.Group) string { return cell(g.Count, g.PhasesMs[ph].P50) })
-	}
-	both("ttfb", func(g document.Group) string { return cell(g.Count, g.TTFBms.P50) })
-	both("total", func(g document.Group) string { return cell(g.Count, g.TotalMs.P50) })
-	both("reused", func(g document.Group) string {
-		if g.Count == 0 {
-			return "-"
-		}
-		return strconv.FormatFloat(document.Finite(g.ReusedFraction), 'f', 2, 64)
-	})
-	both("count", func(g document.Group) string { return strconv.FormatInt(g.Count, 10) })
-	table(w, [][]string{names, kinds}, rows)
-}
-
-// fraction prints v with two decimals, or "-" when no request succeeded.
-func fraction(count int64, v float64) string {
-	if count == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(document.Finite(v), 'f', 2, 64)
-}
-
-// positive prints v, or "-" when it was not measured (zero).
-func positive(v float64) string {
-	if document.Finite(v) <= 0 {
-		return "-"
-	}
-	return num(v)
 }
 
 // cell prints v, or "-" when no request succeeded.

@@ -225,6 +225,7 @@ type Recorder struct {
 	reconnects    int64
 	// Successful samples that sent Expect: 100-continue, and that waited.
 	expectSent, expectWaited int64
+	silentRetries            int64
 }
 
 // NewRecorder returns an empty Recorder.
@@ -238,6 +239,7 @@ func NewRecorder() *Recorder {
 // group, the others to "later".
 func (r *Recorder) Add(s *nettrace.Sample) {
 	r.retries += int64(s.Retries)
+	r.silentRetries += int64(s.SilentRetries)
 	if !s.OK() {
 		r.errors++
 		class := s.ErrClass
@@ -280,6 +282,7 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.reconnects += o.reconnects
 	r.expectSent += o.expectSent
 	r.expectWaited += o.expectWaited
+	r.silentRetries += o.silentRetries
 }
 
 // ByteSize estimates the Recorder's memory in bytes: its histograms' counts
@@ -303,6 +306,7 @@ func (r *Recorder) Summarize(size int64, wall time.Duration) Summary {
 		Requests:       r.requests,
 		Bytes:          r.bytes,
 		Reconnects:     r.reconnects,
+		SilentRetries:  r.silentRetries,
 		TTFBms:         dist(all.ttfb),
 		TotalMs:        dist(all.total),
 		PhasesMs:       phaseMap(func(p nettrace.Phase) Dist { return dist(all.phases[p]) }),

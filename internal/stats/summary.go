@@ -83,4 +83,8 @@ type Summary struct {
 	// ClientCPU is the process's CPU time (user plus system) across the
 	// step (ProcessCPU); zero when not measured.
 	ClientCPU time.Duration `json:"client_cpu_ns,omitempty"`
+
+	// SilentRetries counts requests the transport re-sent on another
+	// connection on its own (see nettrace.Sample.SilentRetries).
+	SilentRetries int64 `json:"silent_retries"`
 }

@@ -50,7 +50,7 @@ func ParseSizes(s string) ([]int64, error) {
 	var out []int64
 	for _, part := range strings.Split(s, ",") {
 		if strings.TrimSpace(part) == "" {
-			continue
+			return nil, fmt.Errorf("empty item in %q: separate sizes by single commas, e.g. 1KiB,1MiB", s)
 		}
 		n, err := ParseSize(part)
 		if err != nil {
@@ -70,7 +70,7 @@ func ParseInts(s string) ([]int, error) {
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			continue
+			return nil, fmt.Errorf("empty item in %q: separate counts by single commas, e.g. 1,5,10,20", s)
 		}
 		n, err := strconv.Atoi(part)
 		if err != nil || n <= 0 {

@@ -1,0 +1,138 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/objbench/objbench/internal/document"
+)
+
+// usage is what one operation's requests amount to, for pricing.
+type usage struct {
+	op          string
+	objects     int64 // operations, successful or not
+	requests    int64 // billed HTTP requests
+	egressBytes int64
+	wallS       float64
+}
+
+// price turns usages into a Cost at table t (nil when t is nil or there
+// is nothing to price). Failed operations are billed one request each, as
+// providers bill authenticated requests that fail.
+func price(key string, t *PriceTable, us []usage) *document.Cost {
+	if t == nil || len(us) == 0 {
+		return nil
+	}
+	c := &document.Cost{Provider: key, Prices: t.Name, PriceSource: t.Source, PriceDate: t.Date, Currency: "USD"}
+	var wall float64
+	idx := map[string]int{}
+	for _, u := range us {
+		req := float64(u.requests) * t.PerThousand[u.op] / 1000
+		egress := 0.0
+		if t.GBBytes > 0 {
+			egress = float64(u.egressBytes) / t.GBBytes * t.EgressPerGB
+		}
+		i, ok := idx[u.op]
+		if !ok {
+			i = len(c.ByOp)
+			idx[u.op] = i
+			c.ByOp = append(c.ByOp, document.OpCost{Op: u.op, Class: opClass(u.op)})
+		}
+		o := &c.ByOp[i]
+		o.Objects += u.objects
+		o.Requests += u.requests
+		o.RequestsUSD += req
+		o.EgressUSD += egress
+		c.Objects += u.objects
+		c.Requests += u.requests
+		c.RequestsUSD += req
+		c.EgressBytes += u.egressBytes
+		c.EgressUSD += egress
+		wall += u.wallS
+	}
+	// Scale from the unrounded sums; round only what is printed.
+	for i := range c.ByOp {
+		o := &c.ByOp[i]
+		if o.Objects > 0 {
+			o.PerMillionObjectsUSD = roundMicro((o.RequestsUSD + o.EgressUSD) / float64(o.Objects) * 1e6)
+		}
+		o.RequestsUSD, o.EgressUSD = roundMicro(o.RequestsUSD), roundMicro(o.EgressUSD)
+	}
+	total := c.RequestsUSD + c.EgressUSD
+	if c.Objects > 0 {
+		c.PerMillionObjectsUSD = roundMicro(total / float64(c.Objects) * 1e6)
+	}
+	if wall > 0 {
+		c.PerHourUSD = roundMicro(total / wall * 3600)
+	}
+	c.RequestsUSD, c.EgressUSD, c.TotalUSD = roundMicro(c.RequestsUSD), roundMicro(c.EgressUSD), roundMicro(total)
+	c.WallS = wall
+	return c
+}
+
+// roundMicro rounds dollars to a millionth, so that sums of float prices
+// print exactly ($0.0005, not $0.0004999999).
+func roundMicro(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+func opClass(op string) string {
+	switch op {
+	case "put", "list":
+		return "write/list (class A)"
+	case "delete":
+		return "delete (free)"
+	}
+	return "read (class B)"
+}
+
+// RunCost is what a run's measured requests cost at p's list prices, nil
+// when p has no table for its provider.
+func RunCost(d *document.Document, p Prices) *document.Cost {
+	lab := ""
+	if d.Lab != nil {
+		lab = d.Lab.API
+	}
+	key, t, ok := p.For(d.Target.Provider, lab)
+	if !ok {
+		return nil
+	}
+	var us []usage
+	for _, r := range d.Results {
+		u := usage{op: r.Op, objects: r.Count + r.Errors, wallS: r.WallS,
+			requests: int64(math.Round(float64(r.Count)*r.RequestsPerOp)) + r.Errors}
+		if r.Op == "get" {
+			u.egressBytes = r.Count * r.SizeBytes
+		}
+		us = append(us, u)
+	}
+	return price(key, t, us)
+}
+
+// StrategiesCost prices a strategies document, and sets each row's cost
+// per million objects.
+func StrategiesCost(d *document.StrategiesDocument, p Prices) *document.Cost {
+	lab := ""
+	if d.Lab != nil {
+		lab = d.Lab.API
+	}
+	key, t, ok := p.For(d.Target.Provider, lab)
+	if !ok {
+		return nil
+	}
+	var us []usage
+	for i := range d.Strategies {
+		r := &d.Strategies[i]
+		if !r.Available {
+			continue
+		}
+		n := int64(r.ObjectsPerS*r.WallS + 0.5)
+		u := usage{op: r.Op, objects: n + r.Errors, wallS: r.WallS,
+			requests: int64(math.Round(float64(n)*r.RequestsPerObject)) + r.Errors}
+		if r.Op == "get" {
+			u.egressBytes = n * r.SizeBytes
+		}
+		us = append(us, u)
+		if one := price(key, t, []usage{u}); one != nil {
+			r.CostPerMillionUSD = one.PerMillionObjectsUSD
+		}
+	}
+	return price(key, t, us)
+}

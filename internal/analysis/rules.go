@@ -1,0 +1,543 @@
+package analysis
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/units"
+)
+
+// phaseOrder is the phase model's order (DESIGN.md).
+var phaseOrder = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+
+// stepName names a step in a sentence: "get 1KiB", "put 32MiB c=5".
+func stepName(r document.Result) string {
+	s := r.Op + " " + units.FormatSize(r.SizeBytes)
+	if r.Workload == "concurrency" || r.Concurrency > 1 {
+		s += " c=" + strconv.Itoa(r.Concurrency)
+	}
+	return s
+}
+
+// fmtMs prints milliseconds with precision suited to the magnitude.
+func fmtMs(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 0.1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// FormatUSD prints dollars: cents from $1 up, four decimals from a cent,
+// else to the millionth, with no trailing zeros ($0.0005).
+func FormatUSD(v float64) string {
+	switch {
+	case v >= 1:
+		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	case v >= 0.01:
+		return "$" + strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
+	}
+	return "$" + strconv.FormatFloat(roundMicro(v), 'f', -1, 64)
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// coldSentence explains a cold request against a warm one from their
+// per-phase p50s: which phases hold the difference, and how many round
+// trips it is when rtt is known.
+func coldSentence(what string, first, later float64, firstPh, laterPh map[string]float64, rtt float64, ev map[string]float64) string {
+	extra := first - later
+	var parts []string
+	for _, p := range phaseOrder {
+		d := firstPh[p] - laterPh[p]
+		if d > 0 && d >= 0.15*extra {
+			parts = append(parts, fmt.Sprintf("%s %s", p, fmtMs(d)))
+			ev[p+"_extra_ms"] = d
+		}
+	}
+	s := fmt.Sprintf("a worker's first %s took %s ms, later ones %s", what, fmtMs(first), fmtMs(later))
+	if len(parts) > 0 {
+		s += ": " + strings.Join(parts, " and ") + " ms more"
+	}
+	if rtt > 0 {
+		rts := extra / rtt
+		ev["round_trips"], ev["rtt_ms"] = rts, rtt
+		s += fmt.Sprintf(", %.1f round trips of %s ms", rts, fmtMs(rtt))
+	}
+	return s + "; reuse clients and keep connections alive so that only the first request pays for the connection."
+}
+
+// coldWarmRule: the cost of a cold request (a new connection) against a
+// warm one, by phase and in round trips.
+func coldWarmRule(f *Facts) []document.Finding {
+	if f.Doc != nil {
+		return coldWarmRun(f)
+	}
+	if s := f.Strategies; s != nil && s.FirstVsLater != nil {
+		fl := s.FirstVsLater
+		first, later := fl.First["total"], fl.Later["total"]
+		if first < 1.5*later || first-later < 0.5 {
+			return nil
+		}
+		rtt := 0.0
+		if s.Lab != nil {
+			rtt = s.Lab.RTTms
+		}
+		ev := map[string]float64{"first_total_ms": first, "later_total_ms": later}
+		text := coldSentence("GET", first, later, fl.First, fl.Later, rtt, ev)
+		return []document.Finding{finding("cold-vs-warm", Warn, text, ev)}
+	}
+	return nil
+}
+
+func coldWarmRun(f *Facts) []document.Finding {
+	best := ColdStep(f.Doc)
+	if best == nil || best.FirstRequest.ReusedFraction >= 0.5 {
+		return nil
+	}
+	first, later := best.FirstRequest.TTFBms.P50, best.LaterRequests.TTFBms.P50
+	if first-later < 0.5 || first < 1.5*later {
+		return nil
+	}
+	p50s := func(g document.Group) map[string]float64 {
+		m := map[string]float64{}
+		for k, v := range g.PhasesMs {
+			m[k] = v.P50
+		}
+		return m
+	}
+	ev := map[string]float64{"first_ttfb_ms": first, "later_ttfb_ms": later, "extra_ms": first - later}
+	what := strings.ToUpper(best.Op)
+	if best.SizeBytes > 0 {
+		what += " of " + units.FormatSize(best.SizeBytes)
+	}
+	text := coldSentence(what, first, later, p50s(best.FirstRequest), p50s(best.LaterRequests), f.rttMs(), ev)
+	sev := Info
+	if first >= 2*later {
+		sev = Warn
+	}
+	return []document.Finding{finding("cold-vs-warm", sev, text, ev)}
+}
+
+// reuseRule: later requests that did not reuse a connection, with the
+// likely cause.
+func reuseRule(f *Facts) []document.Finding {
+	if f.Doc == nil || f.Doc.Options["conn"] == "fresh" {
+		return nil
+	}
+	var worst *document.Result
+	var steps, reconnects int64
+	for i := range f.Doc.Results {
+		r := &f.Doc.Results[i]
+		g := r.LaterRequests
+		if r.Strategy == "fresh" || g.Count < 5 || (g.ReusedFraction >= 0.95 && r.Reconnects == 0) {
+			continue
+		}
+		steps++
+		reconnects += r.Reconnects
+		if worst == nil || g.ReusedFraction < worst.LaterRequests.ReusedFraction {
+			worst = r
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	g := worst.LaterRequests
+	var cause string
+	switch {
+	case worst.Errors > 0:
+		cause = "failed requests (a connection that errs is closed, and the next request dials)"
+	case worst.SilentRetries > 0:
+		cause = "the server closing or resetting connections the client meant to reuse"
+	case worst.Concurrency > 1:
+		cause = "the server closing connections (an idle timeout shorter than the gap between requests, or a cap on requests per connection), or a connection pool smaller than the concurrency"
+	default:
+		cause = "the server closing connections: an idle timeout shorter than the gap between requests, or a cap on requests per connection"
+	}
+	text := fmt.Sprintf("%s: only %.0f%% of later requests reused a connection (%s)", stepName(*worst), 100*g.ReusedFraction, plural(worst.Reconnects, "reconnect", "reconnects"))
+	if steps > 1 {
+		text += fmt.Sprintf(", and %d more steps reused less than 95%% (%s in all)", steps-1, plural(reconnects, "reconnect", "reconnects"))
+	}
+	text += "; likely cause: " + cause + ". Each new connection costs its handshakes again."
+	ev := map[string]float64{"reused_fraction": g.ReusedFraction, "reconnects": float64(worst.Reconnects), "steps": float64(steps)}
+	return []document.Finding{finding("connection-reuse", Warn, text, ev)}
+}
+
+// requestsPerObjectRule: operations that take more than one HTTP request
+// per object, why, and what the extra requests cost.
+func requestsPerObjectRule(f *Facts) []document.Finding {
+	if f.Doc == nil {
+		return nil
+	}
+	type key struct {
+		op   string
+		size int64
+	}
+	var order []key
+	rpo := map[key]float64{}
+	for _, r := range f.Doc.Results {
+		if r.Count == 0 || r.RequestsPerOp <= 1.05 {
+			continue
+		}
+		k := key{r.Op, r.SizeBytes}
+		if _, ok := rpo[k]; !ok {
+			order = append(order, k)
+		}
+		rpo[k] = max(rpo[k], r.RequestsPerOp)
+	}
+	provider := f.Doc.Target.Provider
+	if f.Doc.Lab != nil {
+		provider = f.Doc.Lab.API
+	}
+	var out []document.Finding
+	for _, k := range order {
+		n := rpo[k]
+		why := "retries or several exchanges"
+		if k.op == "put" {
+			switch provider {
+			case "gcs", "gs":
+				why = "a resumable upload: an initiation request, then the data"
+			case "azure", "az":
+				why = fmt.Sprintf("a block upload: %.0f blocks, then the block list", n-1)
+			default:
+				why = fmt.Sprintf("a multipart upload: initiate, %.0f parts, complete", n-2)
+			}
+			if f.Doc.Options["expect_continue"] == "true" {
+				why += "; with Expect: 100-continue each request waits one more round trip"
+			}
+		}
+		text := fmt.Sprintf("%s %s takes %.1f HTTP requests per object (%s)", k.op, units.FormatSize(k.size), n, why)
+		ev := map[string]float64{"requests_per_object": n, "size_bytes": float64(k.size)}
+		if t := f.Table; t != nil {
+			per := t.PerThousand[k.op] * 1000 // $ per million requests
+			ev["usd_per_million_objects"], ev["usd_per_million_single_request"] = per*n, per
+			text += fmt.Sprintf(": the extra requests cost at least one round trip each and, at %s list prices, %s per million objects instead of %s with one request",
+				f.Cost.Provider, FormatUSD(per*n), FormatUSD(per))
+		}
+		sev := Info
+		if n >= 2 {
+			sev = Warn
+		}
+		out = append(out, finding("requests-per-object", sev, text+".", ev))
+	}
+	return out
+}
+
+// phaseCause says what a tail in a phase usually means.
+var phaseCause = map[string]string{
+	"dns":     "name resolution (cache it)",
+	"connect": "new connections (reuse them, or pre-warm)",
+	"tls":     "TLS handshakes (reuse connections)",
+	"send":    "sending the request body (upload bandwidth)",
+	"wait100": "waiting for 100 Continue",
+	"wait":    "the server's time to the first byte (load, throttling or queueing)",
+	"recv":    "receiving the body (bandwidth or congestion)",
+}
+
+// tailRule: a p99 more than three times the p50, and the phase the tail
+// sits in.
+func tailRule(f *Facts) []document.Finding {
+	if f.Doc == nil {
+		return nil
+	}
+	var worst *document.Result
+	var ratio float64
+	var others int
+	for i := range f.Doc.Results {
+		r := &f.Doc.Results[i]
+		t := r.TotalMs
+		if r.Count < 100 || t.P50 <= 0 || t.P99 < 3*t.P50 || t.P99-t.P50 < 1 {
+			continue
+		}
+		if worst != nil {
+			others++
+		}
+		if q := t.P99 / t.P50; q > ratio {
+			worst, ratio = r, q
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	phase, spread := "", 0.0
+	for _, p := range phaseOrder {
+		d := worst.PhasesMs[p]
+		if s := d.P99 - d.P50; s > spread {
+			phase, spread = p, s
+		}
+	}
+	t := worst.TotalMs
+	text := fmt.Sprintf("%s: the p99 is %.1fx the p50 (%s ms against %s)", stepName(*worst), ratio, fmtMs(t.P99), fmtMs(t.P50))
+	ev := map[string]float64{"ratio": ratio, "p50_ms": t.P50, "p99_ms": t.P99}
+	if phase != "" {
+		d := worst.PhasesMs[phase]
+		text += fmt.Sprintf("; the tail sits in %s (p99 %s ms, p50 %s): %s", phase, fmtMs(d.P99), fmtMs(d.P50), phaseCause[phase])
+		ev[phase+"_p99_ms"], ev[phase+"_p50_ms"] = d.P99, d.P50
+	}
+	if others > 0 {
+		text += fmt.Sprintf("; %d more steps have a p99 over 3x their p50", others)
+	}
+	return []document.Finding{finding("tail-latency", Warn, text+".", ev)}
+}
+
+// sizeFitRule: from the size sweep's fit total = fixed + size/rate, the
+// size below which round trips and set-up dominate and above which
+// bandwidth does.
+func sizeFitRule(f *Facts) []document.Finding {
+	if f.Doc == nil {
+		return nil
+	}
+	var out []document.Finding
+	for _, op := range []string{"get", "put"} {
+		fit, ok := fitSweep(f.Doc, op)
+		if !ok || len(fit.Points) < 3 {
+			continue
+		}
+		verb := map[string]string{"get": "downloads", "put": "uploads"}[op]
+		ev := map[string]float64{"fixed_ms": fit.TTFBms, "mb_per_s": fit.MBps}
+		var text string
+		if fit.TTFBms < 0.05 {
+			text = fmt.Sprintf("%s: no fixed cost per request shows in the size sweep; time follows size at %.0f MB/s, so bandwidth limits every size measured.", verb, fit.MBps)
+		} else {
+			cross := fit.TTFBms / 1000 * fit.MBps * 1e6
+			ev["crossover_bytes"] = cross
+			text = fmt.Sprintf("%s: each request costs a fixed %s ms plus size at %.0f MB/s, so objects below about %s are limited by round trips and set-up (reuse connections, run requests in parallel, pack small objects together) and larger ones by bandwidth (parallel streams or ranged requests).",
+				verb, fmtMs(fit.TTFBms), fit.MBps, humanBytes(cross))
+		}
+		out = append(out, finding("size-fit-"+op, Info, text, ev))
+	}
+	return out
+}
+
+// humanBytes prints a byte count in decimal units: 7.8 MB, 300 KB.
+func humanBytes(b float64) string {
+	switch {
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", b/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.0f KB", b/1e3)
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// concurrencyRule: aggregate throughput that stops growing as workers are
+// added, and the level where it stops.
+func concurrencyRule(f *Facts) []document.Finding {
+	if f.Doc == nil {
+		return nil
+	}
+	var out []document.Finding
+	for _, op := range []string{"put", "get"} {
+		var steps []document.Result
+		for _, r := range f.Doc.Results {
+			if r.Workload == "concurrency" && r.Op == op && r.Count > 0 {
+				steps = append(steps, r)
+			}
+		}
+		if len(steps) < 3 {
+			continue
+		}
+		slices.SortStableFunc(steps, func(a, b document.Result) int { return a.Concurrency - b.Concurrency })
+		stop := -1
+		for i := 0; i < len(steps)-1 && stop < 0; i++ {
+			higher := 0.0
+			for _, s := range steps[i+1:] {
+				higher = max(higher, s.AggregateMBps)
+			}
+			if higher < 1.15*steps[i].AggregateMBps {
+				stop = i
+			}
+		}
+		if stop < 0 {
+			continue
+		}
+		var levels []string
+		for _, s := range steps {
+			levels = append(levels, fmt.Sprintf("%.0f at c=%d", s.AggregateMBps, s.Concurrency))
+		}
+		verb := map[string]string{"get": "downloads", "put": "uploads"}[op]
+		s, last := steps[stop], steps[len(steps)-1]
+		text := fmt.Sprintf("%s: aggregate throughput stops growing at c=%d (MB/s: %s); more parallel requests only take longer (p50 %s ms at c=%d, %s at c=%d): bandwidth, the server or this client is the bottleneck.",
+			verb, s.Concurrency, strings.Join(levels, ", "), fmtMs(s.TotalMs.P50), s.Concurrency, fmtMs(last.TotalMs.P50), last.Concurrency)
+		ev := map[string]float64{"concurrency": float64(s.Concurrency), "aggregate_mb_per_s": s.AggregateMBps, "max_concurrency": float64(last.Concurrency), "max_concurrency_mb_per_s": last.AggregateMBps}
+		out = append(out, finding("concurrency-plateau-"+op, Warn, text, ev))
+	}
+	return out
+}
+
+// injectedRate reads a fault's rate from the lab's --fault option
+// ("reset=50%,timeout=1%"): 0.5, or 0 when absent.
+func injectedRate(faults, name string) float64 {
+	for _, part := range strings.Split(faults, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || k != name {
+			continue
+		}
+		pct := strings.HasSuffix(v, "%")
+		x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil {
+			return 0
+		}
+		if pct {
+			x /= 100
+		}
+		return x
+	}
+	return 0
+}
+
+// errorsRule: errors by class, and the retries the transport made
+// silently, side by side with the faults the lab injected.
+func errorsRule(f *Facts) []document.Finding {
+	if f.Doc == nil {
+		return nil
+	}
+	var ops, errs, silent int64
+	classes := map[string]int64{}
+	for _, r := range f.Doc.Results {
+		ops += r.Count + r.Errors
+		errs += r.Errors
+		silent += r.SilentRetries
+		for k, v := range r.ErrorsByClass {
+			classes[k] += v
+		}
+	}
+	if errs == 0 && silent == 0 || ops == 0 {
+		return nil
+	}
+	ev := map[string]float64{"operations": float64(ops), "errors": float64(errs), "error_rate": float64(errs) / float64(ops), "silent_retries": float64(silent)}
+	var text string
+	if errs > 0 {
+		var cs []string
+		for _, k := range slices.Sorted(maps.Keys(classes)) {
+			cs = append(cs, fmt.Sprintf("%s %d", k, classes[k]))
+			ev["errors_"+k] = float64(classes[k])
+		}
+		text = fmt.Sprintf("%d of %d operations failed (%.1f%%: %s)", errs, ops, 100*float64(errs)/float64(ops), strings.Join(cs, ", "))
+	} else {
+		text = fmt.Sprintf("no operation failed out of %d", ops)
+	}
+	faults := f.Doc.Options["fault"]
+	if rate := injectedRate(faults, "reset"); rate > 0 {
+		// GETs are what the transport retries: set them side by side.
+		var gets, getErrs, getSilent int64
+		for _, r := range f.Doc.Results {
+			if r.Op == "get" {
+				gets, getErrs, getSilent = gets+r.Count+r.Errors, getErrs+r.Errors, getSilent+r.SilentRetries
+			}
+		}
+		ev["injected_reset_rate"] = rate
+		if gets > 0 {
+			ev["get_error_rate"], ev["get_silent_retries"] = float64(getErrs)/float64(gets), float64(getSilent)
+			text += fmt.Sprintf("; GETs: the lab reset %.0f%% of requests, %.1f%% failed, %d were retried silently", 100*rate, 100*float64(getErrs)/float64(gets), getSilent)
+		} else {
+			text += fmt.Sprintf("; the lab reset %.0f%% of requests", 100*rate)
+		}
+	} else if faults != "" {
+		text += fmt.Sprintf("; the lab injected %s", faults)
+	}
+	if silent > 0 {
+		text += fmt.Sprintf(": in all, Go's HTTP transport sent %s again on a new connection without reporting it (it retries an idempotent request once when a reused connection fails), so fewer failures surface than happen, and each retry is one more billed request and round trip", plural(silent, "request", "requests"))
+	}
+	sev := Warn
+	if float64(errs) >= 0.01*float64(ops) {
+		sev = High
+	}
+	return []document.Finding{finding("errors", sev, text+".", ev)}
+}
+
+// strategiesRule: the largest saving per op and size, and what each
+// strategy costs per million objects.
+func strategiesRule(f *Facts) []document.Finding {
+	s := f.Strategies
+	if s == nil {
+		return nil
+	}
+	var out []document.Finding
+	for _, line := range s.Summary {
+		out = append(out, finding("strategies-saving", Warn, line, nil))
+	}
+	for _, r := range s.Strategies {
+		if !r.Available || r.Strategy != "sdk-default" || r.RequestsPerObject <= 1.05 {
+			continue
+		}
+		var single *document.StrategyRow
+		for i := range s.Strategies {
+			x := &s.Strategies[i]
+			if x.Available && x.Strategy == "single-request" && x.Op == r.Op && x.SizeBytes == r.SizeBytes {
+				single = x
+			}
+		}
+		text := fmt.Sprintf("%s %s: sdk-default makes %.1f requests per object", r.Op, units.FormatSize(r.SizeBytes), r.RequestsPerObject)
+		ev := map[string]float64{"requests_per_object": r.RequestsPerObject, "usd_per_million_objects": r.CostPerMillionUSD}
+		if single != nil && f.Cost != nil {
+			text += fmt.Sprintf("; at %s list prices a million objects cost %s that way and %s with single-request: the extra requests cost money, not only time",
+				f.Cost.Provider, FormatUSD(r.CostPerMillionUSD), FormatUSD(single.CostPerMillionUSD))
+			ev["usd_per_million_single_request"] = single.CostPerMillionUSD
+		}
+		out = append(out, finding("strategies-requests", Info, text+".", ev))
+	}
+	return out
+}
+
+// compareRule: how many steps changed, and the largest change.
+func compareRule(f *Facts) []document.Finding {
+	c := f.Comparison
+	if c == nil || len(c.Steps) == 0 {
+		return nil
+	}
+	var faster, slower, same int
+	var big *StepComparison
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		switch s.Verdict {
+		case "B faster":
+			faster++
+		case "B slower":
+			slower++
+		default:
+			same++
+			continue
+		}
+		if big == nil || math.Abs(s.DeltaP50.Delta/max(s.A.P50, 1e-9)) > math.Abs(big.DeltaP50.Delta/max(big.A.P50, 1e-9)) {
+			big = s
+		}
+	}
+	ev := map[string]float64{"faster": float64(faster), "slower": float64(slower), "unchanged": float64(same)}
+	text := fmt.Sprintf("B is faster on %d steps, slower on %d, with no significant difference on %d", faster, slower, same)
+	sev := Info
+	if big != nil {
+		pct := 100 * big.DeltaP50.Delta / max(big.A.P50, 1e-9)
+		ev["largest_change_pct"] = pct
+		text += fmt.Sprintf("; the largest change is %s: p50 %s ms → %s (%+.0f%%)", strings.TrimSpace(big.Step), fmtMs(big.A.P50), fmtMs(big.B.P50), pct)
+		if slower > 0 {
+			sev = Warn
+		}
+	}
+	out := []document.Finding{finding("compare-verdicts", sev, text+".", ev)}
+	for _, x := range c.Crossovers {
+		if x.SizeBytes > 0 {
+			out = append(out, finding("crossover-"+x.Op, Info,
+				fmt.Sprintf("%s: %s finishes sooner for objects larger than %s.", x.Op, x.Faster, humanBytes(x.SizeBytes)),
+				map[string]float64{"size_bytes": x.SizeBytes}))
+		}
+	}
+	return out
+}
