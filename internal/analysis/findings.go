@@ -38,6 +38,8 @@ var rules = []Rule{
 	sizeFitRule,
 	concurrencyRule,
 	errorsRule,
+	expectRule,
+	clientCPURule,
 	strategiesRule,
 	compareRule,
 }
