@@ -17,6 +17,8 @@ type progress struct {
 	on      bool
 	i, n    int
 	lastLen int
+	// suffix, when set, adds the last interval's figures to the line.
+	suffix func() string
 }
 
 func newProgress(w io.Writer, on bool) *progress { return &progress{w: w, on: on} }
@@ -40,6 +42,9 @@ func (p *progress) update(st *load.Step, done int64, elapsed time.Duration) {
 	const width = 24
 	bar := strings.Repeat("#", int(frac*width)) + strings.Repeat(".", width-int(frac*width))
 	line := fmt.Sprintf("[%d/%d] %-12s %-30s [%s] %d/%d %.1fs", p.i, p.n, st.Workload, st.Name(), bar, done, st.Requests, elapsed.Seconds())
+	if p.suffix != nil {
+		line += " " + p.suffix()
+	}
 	pad := max(p.lastLen-len(line), 0)
 	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
 	p.lastLen = len(line)

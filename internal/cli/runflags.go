@@ -33,6 +33,7 @@ type runFlags struct {
 	jsonOut            bool
 	output             string
 	quiet              bool
+	open               openFlags
 }
 
 func joinSizes(s []int64) string {

@@ -150,4 +150,10 @@ type Result struct {
 	ReusedFraction float64              `json:"reused_fraction"`
 	FirstRequest   Group                `json:"first_request"`
 	LaterRequests  Group                `json:"later_requests"`
+	// Open loop (--rate): the latency from the other origin beside
+	// ttfb_ms and total_ms (uncorrected when those are from the intended
+	// start), and the pacing facts.
+	TTFBUncorrectedMs  *Dist     `json:"ttfb_uncorrected_ms,omitempty"`
+	TotalUncorrectedMs *Dist     `json:"total_uncorrected_ms,omitempty"`
+	OpenLoop           *OpenLoop `json:"open_loop,omitempty"`
 }

@@ -53,6 +53,7 @@ func (d *Document) finite() Doc {
 		r.PhasesMs = cleanPhases(r.PhasesMs)
 		r.ReusedFraction = Finite(r.ReusedFraction)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
+		r.cleanOpen()
 		c.Results[i] = r
 	}
 	return &c
