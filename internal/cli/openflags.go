@@ -28,6 +28,7 @@ type openFlags struct {
 	interval    time.Duration
 
 	profile load.RateProfile // parsed rate
+	shares  map[string]float64 // a mix's op shares (0 to 1)
 }
 
 // defaultMixSizes is the object size of a mix when --sizes keeps the
@@ -91,6 +92,10 @@ func (o *openFlags) apply(opts *load.Options, sizes string, defaultSizes string)
 	if opts.Mix.Ops, err = load.ParseMix(o.mix); err != nil {
 		return usagef("--mix: %w", err)
 	}
+	o.shares = map[string]float64{}
+	for _, w := range opts.Mix.Ops {
+		o.shares[w.Value] = w.Weight / 100
+	}
 	if sizes == defaultSizes {
 		sizes = defaultMixSizes
 	}
@@ -139,8 +144,12 @@ func (o *openFlags) openLoopInto(r *document.Result, res *load.StepResult) {
 		return
 	}
 	done := float64(res.Summary.Count + res.Summary.Errors)
+	offered := o.profile.Expected(res.Wall)
+	if share, ok := o.shares[res.Step.Op]; ok && res.Step.Workload == load.Mixed {
+		offered *= share // this op's part of the mix
+	}
 	r.OpenLoop = &document.OpenLoop{Rate: o.rate, Arrivals: o.arrivals, LatencyFrom: o.origin(), MaxInflight: o.maxInflight,
-		OfferedOps: o.profile.Expected(res.Wall), Late: res.Late, Dropped: res.Dropped,
+		OfferedOps: offered, Late: res.Late, Dropped: res.Dropped,
 		MaxStartLagMs: float64(res.StartLag) / 1e6}
 	if s := res.Wall.Seconds(); s > 0 {
 		r.OpenLoop.AchievedOpsPerS = done / s
@@ -185,4 +194,19 @@ func (s *status) lastLine() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last
+}
+
+// warnShort says so when a step did not achieve its offered rate: such a
+// run measured the client's limit, not the service at that rate.
+func warnShort(w io.Writer, r *document.Result) {
+	ol := r.OpenLoop
+	if ol == nil || r.WallS <= 0 || ol.OfferedOps <= 0 {
+		return
+	}
+	offered := ol.OfferedOps / r.WallS
+	if ol.AchievedOpsPerS >= 0.95*offered && ol.Dropped == 0 {
+		return
+	}
+	fmt.Fprintf(w, "objbench: warning: %s: rate not reached: achieved %.0f ops/s of %.0f offered (late %d, dropped %d)\n",
+		r.Op, ol.AchievedOpsPerS, offered, ol.Late, ol.Dropped)
 }

@@ -164,6 +164,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
 			f.open.openLoopInto(&r, res)
+			warnShort(stderr, &r)
 			doc.Results = append(doc.Results, r)
 			hists = append(hists, res.Histograms)
 			for _, k := range res.Kept {
