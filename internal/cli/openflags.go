@@ -27,7 +27,7 @@ type openFlags struct {
 	keyDist     string
 	interval    time.Duration
 
-	profile load.RateProfile // parsed rate
+	profile load.RateProfile   // parsed rate
 	shares  map[string]float64 // a mix's op shares (0 to 1)
 }
 
