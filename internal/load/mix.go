@@ -165,7 +165,8 @@ type Mix struct {
 	zipf    *rand.Zipf
 	absent  []int // deleted keys, to be written by the next PUTs
 	missing []bool
-	readers []int32 // GETs and HEADs in flight per key: never deleted under them
+	readers []int32 // operations in flight per key: never deleted under them
+	gone    int     // keys missing (being deleted, or deleted and not yet written)
 	slack   int
 }
 
@@ -234,61 +235,76 @@ func (m *Mix) drawKey() int {
 }
 
 // Next draws an operation: its op and working-set key. It is the pure part
-// of Pick, for tests.
+// of Pick, for tests; the caller reports the end of the operation with
+// done.
+//
+// A key being deleted, or deleted and not yet written again, is missing:
+// GETs, HEADs and overwriting PUTs draw again. A key read or written is
+// busy: deletes pass it by. So no operation meets a delete on its key.
 func (m *Mix) Next() (op string, key int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	op = m.cfg.Ops[pick(m.opCDF, m.rng.Float64())].Value
-	if op == "delete" && len(m.absent) >= m.slack {
+	if op == "delete" && m.gone >= m.slack {
 		op = "put" // at the floor: write back instead
 	}
-	switch op {
-	case "put":
-		if n := len(m.absent); n > 0 {
-			key = m.absent[n-1]
-			m.absent = m.absent[:n-1]
-			return op, key // missing until written
-		}
-		return op, m.drawKey()
-	case "delete":
-		for range 64 { // uniform among the present and unread
+	if op == "delete" {
+		for range 64 { // uniform among the present and idle
 			if key = m.rng.IntN(m.cfg.Keys); !m.missing[key] && m.readers[key] == 0 {
 				m.missing[key] = true
-				m.absent = append(m.absent, key)
+				m.gone++
 				return op, key
 			}
 		}
-		return "put", m.drawKey() // none found: write instead
-	default:
-		key = m.drawKey()
-		for tries := 0; m.missing[key] && tries < 64; tries++ {
-			key = m.drawKey()
+		op = "put" // none found: write instead
+	}
+	if op == "put" {
+		if n := len(m.absent); n > 0 {
+			key = m.absent[n-1]
+			m.absent = m.absent[:n-1]
+			m.readers[key]++
+			return op, key // missing until written
 		}
-		m.readers[key]++ // until done (Pick's Do)
-		return op, key
 	}
+	if op == "list" {
+		return op, 0
+	}
+	key = m.drawKey()
+	for tries := 0; m.missing[key] && tries < 64; tries++ {
+		key = m.drawKey()
+	}
+	m.readers[key]++
+	return op, key
 }
 
-// read marks a GET or HEAD of key k done.
-func (m *Mix) read(k int) {
+// done reports the end of an operation Next drew.
+func (m *Mix) done(op string, k int, ok bool) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch op {
+	case "delete": // deleted or not, the next PUTs write it
+		m.absent = append(m.absent, k)
+		return
+	case "list":
+		return
+	case "put":
+		if ok && m.missing[k] {
+			m.missing[k] = false
+			m.gone--
+		} else if !ok && m.missing[k] {
+			m.absent = append(m.absent, k) // to be written again
+		}
+	}
 	m.readers[k]--
-	m.mu.Unlock()
 }
 
-// reading wraps a GET or HEAD of key k so that k is not deleted under it.
-func (m *Mix) reading(k int, do DoFunc) DoFunc {
+// tracked wraps op's DoFunc to report its end to the mix.
+func (m *Mix) tracked(op string, k int, do DoFunc) DoFunc {
 	return func(ctx context.Context, b storage.Backend, key string) error {
-		defer m.read(k)
-		return do(ctx, b, key)
+		err := do(ctx, b, key)
+		m.done(op, k, err == nil)
+		return err
 	}
-}
-
-// written marks key k present again after a PUT.
-func (m *Mix) written(k int) {
-	m.mu.Lock()
-	m.missing[k] = false
-	m.mu.Unlock()
 }
 
 // errListDone stops a LIST after its first page's worth of objects.
@@ -305,18 +321,11 @@ func (m *Mix) Pick(s *Session) func(i int) Choice {
 		ch := Choice{Op: op, Key: key, Size: size}
 		switch op {
 		case "get":
-			ch.Do = m.reading(k, s.get(size))
+			ch.Do = s.get(size)
 		case "head":
-			ch.Do, ch.Size = m.reading(k, s.head(size)), 0
+			ch.Do, ch.Size = s.head(size), 0
 		case "put":
-			put := s.put(size)
-			ch.Do = func(ctx context.Context, b storage.Backend, key string) error {
-				err := put(ctx, b, key)
-				if err == nil {
-					m.written(k)
-				}
-				return err
-			}
+			ch.Do = s.put(size)
 		case "delete":
 			ch.Do, ch.Size = s.delete, 0
 		case "list":
@@ -335,6 +344,7 @@ func (m *Mix) Pick(s *Session) func(i int) Choice {
 				return err
 			}
 		}
+		ch.Do = m.tracked(op, k, ch.Do)
 		return ch
 	}
 }

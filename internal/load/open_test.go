@@ -209,12 +209,7 @@ func TestMixProportions(t *testing.T) {
 	for range n {
 		op, k := m.Next()
 		counts[op]++
-		switch op {
-		case "put":
-			m.written(k)
-		case "get", "head":
-			m.read(k)
-		}
+		m.done(op, k, true)
 	}
 	for op, want := range map[string]float64{"get": 70, "put": 20, "list": 5, "head": 3, "delete": 2} {
 		got := 100 * float64(counts[op]) / n
@@ -239,12 +234,10 @@ func TestMixDeleteFloor(t *testing.T) {
 	m := testMix(t, "delete=90,get=10", "uniform", 100)
 	for range 2000 {
 		op, k := m.Next()
-		if op == "get" {
-			if m.missing[k] {
-				t.Fatalf("get of deleted key %d", k)
-			}
-			m.read(k)
+		if op == "get" && m.missing[k] {
+			t.Fatalf("get of deleted key %d", k)
 		}
+		m.done(op, k, true)
 		missing := 0
 		for _, x := range m.missing {
 			if x {
@@ -253,9 +246,6 @@ func TestMixDeleteFloor(t *testing.T) {
 		}
 		if missing > 10 {
 			t.Fatalf("%d of 100 keys missing, floor is 90", missing)
-		}
-		if op == "put" {
-			m.written(k)
 		}
 	}
 }
@@ -266,8 +256,8 @@ func TestZipfTopKeyShare(t *testing.T) {
 	const n = 50000
 	top := 0
 	for range n {
-		_, k := m.Next()
-		m.read(k)
+		op, k := m.Next()
+		m.done(op, k, true)
 		if k == 0 {
 			top++
 		}

@@ -94,9 +94,10 @@ type Interval struct {
 	// (all ops of the step); NewConns the connections opened in it.
 	InFlight int64 `json:"in_flight"`
 	NewConns int64 `json:"new_conns"`
-	// TTFB and Total are encoded HDR histograms in microseconds.
-	TTFB  []byte `json:"ttfb"`
-	Total []byte `json:"total"`
+	// TTFB and Total are HDR histograms in microseconds, in HdrHistogram's
+	// compressed base64 text (as its interval logs hold them).
+	TTFB  string `json:"ttfb"`
+	Total string `json:"total"`
 }
 
 // OpsPerS is the interval's completed operations (failed included) per second.
@@ -118,8 +119,8 @@ func (iv *Interval) TotalDist() Dist { return decodedDist(iv.Total) }
 // TTFBDist summarises the interval's time to first byte in milliseconds.
 func (iv *Interval) TTFBDist() Dist { return decodedDist(iv.TTFB) }
 
-func decodedDist(b []byte) Dist {
-	h, err := hdr.Decode(b)
+func decodedDist(b string) Dist {
+	h, err := hdr.Decode([]byte(b))
 	if err != nil {
 		return Dist{}
 	}
@@ -139,8 +140,9 @@ func Drain(op string, from, to time.Duration, workers []*IntervalRecorder) Inter
 	if len(acc.errorsByClass) > 0 {
 		iv.ErrorsByClass = acc.errorsByClass
 	}
-	iv.TTFB, _ = acc.ttfb.Encode(hdr.V2CompressedEncodingCookieBase) // in-memory: cannot fail
-	iv.Total, _ = acc.total.Encode(hdr.V2CompressedEncodingCookieBase)
+	t, _ := acc.ttfb.Encode(hdr.V2CompressedEncodingCookieBase) // in-memory: cannot fail
+	tot, _ := acc.total.Encode(hdr.V2CompressedEncodingCookieBase)
+	iv.TTFB, iv.Total = string(t), string(tot)
 	return iv
 }
 
@@ -175,7 +177,7 @@ func SumSeries(s []Interval, metric string) (*Histogram, error) {
 		if metric == "ttfb" {
 			b = iv.TTFB
 		}
-		h, err := hdr.Decode(b)
+		h, err := hdr.Decode([]byte(b))
 		if err != nil {
 			return nil, fmt.Errorf("decode interval: %w", err)
 		}
