@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,69 @@ func TestOpenLoopRate500(t *testing.T) {
 	if o.OpenLoop.AchievedOpsPerS > o.OpenLoop.OfferedOps/2 || o.OpenLoop.Dropped == 0 || o.OpenLoop.Late == 0 ||
 		!strings.Contains(stderr, "rate not reached") {
 		t.Errorf("an unreachable rate must show as such: %+v, stderr %q", o.OpenLoop, stderr)
+	}
+}
+
+// TestMixedRunSeries: a mixed open-loop run on the lab is saved with one
+// result per op and its intervals, which export as CSV and as an
+// HdrHistogram log, and which the report draws over time.
+func TestMixedRunSeries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := t.TempDir() + "/r.db"
+	code, stdout, stderr := runCLI(t, ctx, "run", "--db", db, "--json", "--workload", "mixed",
+		"--mix", "get=70,put=20,list=5,head=3,delete=2", "--sizes", "1KiB:50,8KiB:50", "--keys", "20",
+		"--key-dist", "zipf:1.1", "--rate", "200", "--duration", "1500ms", "--interval", "250ms", "--max-inflight", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d struct {
+		RunID   string `json:"run_id"`
+		Results []struct {
+			Workload, Op  string
+			Count, Errors int64
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]bool{}
+	for _, r := range d.Results {
+		ops[r.Op] = r.Workload == "mixed" && r.Count > 0
+		if r.Errors != 0 {
+			t.Errorf("%s: %d errors: deletes must never meet another op on their key", r.Op, r.Errors)
+		}
+	}
+	if !ops["get"] || !ops["put"] || !ops["list"] {
+		t.Errorf("results %+v: want one mixed result per op", d.Results)
+	}
+	if !strings.Contains(stderr, "get ") || !strings.Contains(stderr, "in-flight") {
+		t.Errorf("no live status line per interval on stderr: %q", stderr)
+	}
+	code, csvOut, stderr := runCLI(t, ctx, "export", d.RunID, "--db", db, "--format", "series")
+	if code != 0 {
+		t.Fatalf("export series: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(csvOut), "\n")
+	if !strings.HasPrefix(lines[0], "step,workload,op,start_s,end_s,count") || len(lines) < 1+3*len(d.Results) {
+		t.Errorf("series CSV: %d lines, header %q", len(lines), lines[0])
+	}
+	code, hlog, _ := runCLI(t, ctx, "export", d.RunID, "--db", db, "--format", "hdrlog")
+	if code != 0 || !strings.Contains(hlog, "#[Histogram log format version 1.3]") || !strings.Contains(hlog, "Tag=step0-") ||
+		!strings.Contains(hlog, ",HISTF") {
+		t.Errorf("hdrlog export: exit %d:\n%.400s", code, hlog)
+	}
+	html := t.TempDir() + "/r.html"
+	if code, _, stderr := runCLI(t, ctx, "report", d.RunID, "--db", db, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="over-time"`, "operations per second", "p50 and p99", "errors per interval", "in flight"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }
