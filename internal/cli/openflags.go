@@ -151,6 +151,8 @@ func (o *openFlags) openLoopInto(r *document.Result, res *load.StepResult) {
 	r.OpenLoop = &document.OpenLoop{Rate: o.rate, Arrivals: o.arrivals, LatencyFrom: o.origin(), MaxInflight: o.maxInflight,
 		OfferedOps: offered, Late: res.Late, Dropped: res.Dropped,
 		MaxStartLagMs: float64(res.StartLag) / 1e6}
+	l := res.StartLags
+	r.OpenLoop.StartLagMs = document.PhaseDist{P50: l.P50, P90: l.P90, P99: l.P99, P999: l.P999, Mean: l.Mean}
 	if s := res.Wall.Seconds(); s > 0 {
 		r.OpenLoop.AchievedOpsPerS = done / s
 	}

@@ -18,8 +18,11 @@ type OpenLoop struct {
 	AchievedOpsPerS float64 `json:"achieved_ops_per_s"`
 	Late            int64   `json:"late"`
 	Dropped         int64   `json:"dropped"`
-	// MaxStartLagMs is the most an operation started after its time.
-	MaxStartLagMs float64 `json:"max_start_lag_ms"`
+	// MaxStartLagMs is the most an operation started after its time;
+	// StartLagMs the distribution of send - intended start (the pacer's
+	// timing error while workers are free).
+	MaxStartLagMs float64   `json:"max_start_lag_ms"`
+	StartLagMs    PhaseDist `json:"start_lag_ms"`
 }
 
 // SetUncorrected adds the latency measured from the other origin.
@@ -41,6 +44,8 @@ func (r *Result) cleanOpen() {
 	if r.OpenLoop != nil {
 		o := *r.OpenLoop
 		o.OfferedOps, o.AchievedOpsPerS, o.MaxStartLagMs = Finite(o.OfferedOps), Finite(o.AchievedOpsPerS), Finite(o.MaxStartLagMs)
+		l := o.StartLagMs
+		o.StartLagMs = PhaseDist{P50: Finite(l.P50), P90: Finite(l.P90), P99: Finite(l.P99), P999: Finite(l.P999), Mean: Finite(l.Mean)}
 		r.OpenLoop = &o
 	}
 }

@@ -403,6 +403,7 @@ func (r *StepResult) Each() []*StepResult {
 		p.Interrupted, p.FirstError = r.Interrupted, r.FirstError
 		if i == 0 {
 			p.Kept, p.Sinks, p.Connections, p.TLSHandshakes, p.StartLag = r.Kept, r.Sinks, r.Connections, r.TLSHandshakes, r.StartLag
+			p.StartLags = r.StartLags
 		}
 	}
 	return r.Parts

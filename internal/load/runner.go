@@ -123,6 +123,9 @@ type StepResult struct {
 	// being later than the pacer's MaxLate.
 	Uncorrected   *stats.Summary
 	Late, Dropped int64
+	// StartLags is the distribution of actual send - intended start: the
+	// pacer's own timing error, plus any wait for a free worker.
+	StartLags stats.Dist
 	// Series is the step's results per interval (Runner.Interval).
 	Series []stats.Interval
 	// Parts are a mixed step's results, one per op, each with its own
@@ -266,6 +269,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	stopSeries()
 
 	res := r.results(st, shards, series, wall)
+	res.StartLags = lagDist(shards)
 	res.Interrupted = ctx.Err() != nil
 	res.Kept = kept
 	if r.NewSink != nil {

@@ -43,6 +43,7 @@ type opRecs struct {
 type shard struct {
 	mu  sync.Mutex
 	ops map[string]*opRecs
+	lag *stats.LagRecorder // open loop: actual send - intended start
 }
 
 func (sh *shard) op(name string, open bool) *opRecs {
@@ -84,6 +85,12 @@ func (sh *shard) record(st *Step, op string, s *nettrace.Sample, intended time.T
 	}
 	sh.mu.Lock()
 	o := sh.op(op, open)
+	if open {
+		if sh.lag == nil {
+			sh.lag = stats.NewLagRecorder()
+		}
+		sh.lag.Add(s.Start.Sub(intended))
+	}
 	o.rec.Add(primary)
 	if other != nil {
 		if o.alt == nil {
@@ -172,4 +179,15 @@ func mergeOp(shards []*shard, op string) merged {
 		m.dropped += o.dropped
 	}
 	return m
+}
+
+// lagDist is the step's start lags across shards (zero in closed loop).
+func lagDist(shards []*shard) stats.Dist {
+	all := stats.NewLagRecorder()
+	for _, sh := range shards {
+		if sh.lag != nil {
+			all.Merge(sh.lag)
+		}
+	}
+	return all.Dist()
 }

@@ -191,3 +191,20 @@ func (h *Histogram) Equal(o *Histogram) bool { return h.h.Equals(o.h) }
 
 // Quantile is the value in milliseconds at q (0 to 100).
 func (h *Histogram) Quantile(q float64) float64 { return float64(h.h.ValueAtQuantile(q)) / 1000 }
+
+// LagRecorder is a histogram of how late operations started after their
+// intended time (an open-loop pacer's own timing error), in microseconds.
+// Not safe for concurrent use: one per shard, merged after the step.
+type LagRecorder struct{ h *hdr.Histogram }
+
+// NewLagRecorder returns an empty LagRecorder.
+func NewLagRecorder() *LagRecorder { return &LagRecorder{h: hdr.New(1, maxMicros, 2)} }
+
+// Add records one operation's lag (negative: early, counted as zero).
+func (l *LagRecorder) Add(d time.Duration) { _ = l.h.RecordValue(micros(d)) }
+
+// Merge adds o into l.
+func (l *LagRecorder) Merge(o *LagRecorder) { l.h.Merge(o.h) }
+
+// Dist summarises the lags in milliseconds.
+func (l *LagRecorder) Dist() Dist { return dist(l.h) }
