@@ -15,13 +15,14 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 printf '%-10s %-12s %-12s %-10s %-12s %-12s %-12s %s\n' offered achieved achieved_% late_% lag_p50_ms lag_p99_ms total_p99_ms sustained
 for rate in ${rates//,/ }; do
   "$bin" run --no-save --json -q --workload mixed --mix get=100 --keys 10 --sizes 1KiB \
-    --rate "$rate" --duration "${secs}s" --max-inflight 64 --max-late 1s |
+    --rate "$rate" --duration "${secs}s" --max-inflight 64 --max-late 1s 2>/dev/null |
     python3 -c '
 import json, sys
 r = json.load(sys.stdin)["results"][0]; o = r["open_loop"]; rate = float(sys.argv[1])
 done = r["count"] + r["errors"] + o["dropped"]
 ach = o["achieved_ops_per_s"]; late = 100 * o["late"] / max(done, 1)
-ok = ach >= 0.98 * rate and o["start_lag_ms"]["p99"] < 10
-print(f"{rate:<10.0f} {ach:<12.0f} {100*ach/rate:<12.1f} {late:<10.1f} {o[\"start_lag_ms\"][\"p50\"]:<12.3f} {o[\"start_lag_ms\"][\"p99\"]:<12.3f} {r[\"total_ms\"][\"p99\"]:<12.2f} {\"ok\" if ok else \"no\"}")
+lag = o["start_lag_ms"]; p99 = r["total_ms"]["p99"]
+ok = "ok" if ach >= 0.98 * rate and lag["p99"] < 10 else "no"
+print("%-10.0f %-12.0f %-12.1f %-10.1f %-12.3f %-12.3f %-12.2f %s" % (rate, ach, 100 * ach / rate, late, lag["p50"], lag["p99"], p99, ok))
 ' "$rate"
 done
