@@ -74,6 +74,10 @@ func (o *openFlags) apply(opts *load.Options, sizes string, defaultSizes string)
 			return usagef("--rate: %w", err)
 		}
 		o.profile = p
+		// A ramp or steps run to their end unless --duration says otherwise.
+		if span := p.Span(); opts.Duration == load.Defaults().Duration && span > opts.Duration {
+			opts.Duration = span
+		}
 		opts.Pace = func() load.Pacer {
 			return &load.OpenLoop{Profile: p, Arrivals: arr, MaxLate: o.maxLate}
 		}

@@ -103,6 +103,18 @@ func (p RateProfile) String() string {
 	}
 }
 
+// Span is how long the profile changes: the ramp's duration, or all its
+// steps (0 for a constant rate).
+func (p RateProfile) Span() time.Duration {
+	switch {
+	case p.Ramp > 0:
+		return p.Ramp
+	case p.Step > 0:
+		return time.Duration(len(p.Rates)) * p.Step
+	}
+	return 0
+}
+
 // RateAt is the offered rate t after the start.
 func (p RateProfile) RateAt(t time.Duration) float64 {
 	switch {
@@ -186,8 +198,8 @@ type OpenLoop struct {
 	// MaxLate, when positive, drops an operation that could only start
 	// more than MaxLate after its intended time.
 	MaxLate time.Duration
-	// Late is how far behind its time an operation may start before it
-	// counts as late: the timer's own error (1 ms when zero).
+	// Tolerance is how far behind its time an operation may start before
+	// it counts as late: the timer's own error (1 ms when zero).
 	Tolerance time.Duration
 	// Seed seeds the Poisson gaps (0: random).
 	Seed uint64
