@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/stats"
 )
 
 func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {
@@ -17,8 +19,10 @@ func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {
 	cmd := oneRunCmd("export RUN", "Export a saved run as JSON, CSV, or its raw samples as CSV",
 		`export writes a saved run: json (the objbench/v1 document), csv (one row per step), or
 samples (one row per kept request with every phase column, in milliseconds; pandas reads it
-with pd.read_csv).`,
-		"  objbench export RUN --format json > run.json\n  objbench export RUN --format samples > samples.csv",
+with pd.read_csv), series (one row per step, op and interval: ops/s, bytes/s, p50/p90/p99,
+errors by class, late and dropped arrivals, in-flight, new connections), or hdrlog (the
+interval histograms of total latency in the HdrHistogram interval log format).`,
+		"  objbench export RUN --format json > run.json\n  objbench export RUN --format samples > samples.csv\n  objbench export RUN --format series > series.csv\n  objbench export RUN --format hdrlog > run.hlog",
 		func(ctx context.Context, st *results.Store, id string) error {
 			sr, err := analysis.Load(ctx, st, id)
 			if err != nil {
@@ -33,13 +37,39 @@ with pd.read_csv).`,
 					return fmt.Errorf("run %s is a %s run: csv exports run results; use --format json", sr.Meta.ID, sr.Meta.Command)
 				}
 				return report.WriteCSV(stdout, sr.Doc)
+			case "series", "hdrlog":
+				return exportSeries(stdout, sr, format)
 			case "samples":
 				return report.WriteSamplesCSV(stdout, sr, func(fn func(results.SampleRow) error) error {
 					return st.Samples(ctx, sr.Meta.ID, fn)
 				})
 			}
-			return usagef("--format %q: use json, csv or samples", format)
+			return usagef("--format %q: use json, csv, samples, series or hdrlog", format)
 		}, g)
-	cmd.Flags().StringVar(&format, "format", "json", "json, csv or samples")
+	cmd.Flags().StringVar(&format, "format", "json", "json, csv, samples, series (results per interval, CSV) or hdrlog (HdrHistogram interval log)")
 	return cmd
+}
+
+// exportSeries writes a run's results over time as CSV or an HdrHistogram log.
+func exportSeries(w io.Writer, sr *analysis.Run, format string) error {
+	if sr.Doc == nil {
+		return fmt.Errorf("run %s is a %s run: %s exports run results over time; use --format json", sr.Meta.ID, sr.Meta.Command, format)
+	}
+	var steps []report.SeriesStep
+	for _, s := range sr.Steps {
+		b := s.Histograms[stats.SeriesMetric]
+		if len(b) == 0 || s.Index >= len(sr.Doc.Results) {
+			continue
+		}
+		ivs, err := stats.DecodeSeries(b)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", s.Index, err)
+		}
+		steps = append(steps, report.SeriesStep{Index: s.Index, Result: sr.Doc.Results[s.Index], Series: ivs})
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Index < steps[j].Index })
+	if format == "hdrlog" {
+		return report.WriteHdrLog(w, float64(sr.Meta.StartedAt.UnixNano())/1e9, steps)
+	}
+	return report.WriteSeriesCSV(w, steps)
 }

@@ -46,6 +46,17 @@ Workloads (--workload, comma-separated; default all three, a quick suite):
                pool keys; then PUT, HEAD and DELETE --op-count times at each --op-sizes
   throughput   single-stream uploads then downloads, --size-count of each --sizes
   concurrency  at each --concurrency level, 2 x level writes then reads of --concurrency-size
+  mixed        --keys objects written first, then one step of operations drawn from
+               --mix on them (sizes from --sizes, e.g. 4KiB:50,1MiB:40, popularity from
+               --key-dist), reported as one result per op
+
+Open loop: --rate R sends R operations per second whatever the service does (uniform
+or poisson --arrivals; a ramp 100:2000:60s or steps 100,500 --step 30s), with up to
+--max-inflight at once. Latency is then measured from each operation's intended start,
+so a stall counts in full for every request it held back (free of coordinated
+omission); the figure from the actual send is reported beside it (*_uncorrected_ms).
+Arrivals that find no free worker start late and are counted (dropped past --max-late).
+Every step also keeps its results per --interval (ops/s, p50, p99, errors, in-flight).
 
 Safety: objects are written only under <prefix>/objbench/<run-id>/ (or --prefix), and
 only the objects this run wrote are deleted at the end. Ctrl-C stops the load, cleans
@@ -71,7 +82,10 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
   objbench run s3://my-bucket --requests 50 --duration 10s --timeout 5s
   objbench run gs://my-bucket --workload throughput --upload resumable
   objbench run az://myaccount/mycontainer --upload multipart --part-size 4MiB
-  objbench run lab:cross-region --tls --lab-api gcs --conn fresh`,
+  objbench run lab:cross-region --tls --lab-api gcs --conn fresh
+  objbench run --workload mixed --mix get=70,put=20,list=5,head=3,delete=2 \
+      --sizes 4KiB:50,1MiB:40,16MiB:10 --keys 1000 --key-dist zipf:1.1 --rate 500 --duration 60s
+  objbench run --workload latency --gets 20000 --rate 100:2000:60s --arrivals poisson`,
 		Args: atMostOneTarget("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd.Context(), g, targetArg(args), &f, cmd.Flags(), stdout, stderr)
@@ -100,12 +114,16 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	f.viewFlags.register(fl, true)
+	f.open.register(fl)
 	return cmd
 }
 
 func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.options()
 	if err != nil {
+		return err
+	}
+	if err := f.open.apply(&opts, f.sizes, joinSizes(load.Defaults().Sizes)); err != nil {
 		return err
 	}
 	labels, err := f.saveFlags.check()
@@ -134,6 +152,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if env.LabInfo != nil && f.lab.faults != "" {
 		doc.Options["fault"] = f.lab.faults // the findings set injected faults against errors seen
 	}
+	f.open.addTo(doc.Options)
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -141,8 +160,11 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	var stepIdx atomic.Int64
 	var hists []map[string][]byte
 	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
+	live := &status{w: stderr, on: !f.quiet && !progress.On()}
+	progress.Suffix = live.lastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap()},
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap(),
+			Interval: f.open.interval, OnInterval: live.interval},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -154,6 +176,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		AfterStep: func(res *load.StepResult) {
 			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
+			f.open.openLoopInto(&r, res)
+			warnShort(stderr, &r)
 			doc.Results = append(doc.Results, r)
 			hists = append(hists, res.Histograms)
 			for _, k := range res.Kept {

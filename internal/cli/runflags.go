@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ type runFlags struct {
 	jsonOut            bool
 	output             string
 	quiet              bool
+	open               openFlags
 }
 
 func joinSizes(s []int64) string {
@@ -79,7 +81,8 @@ func (f *runFlags) options() (load.Options, error) {
 	if o.OpSizes, err = units.ParseSizes(f.opSizes); err != nil {
 		return o, usagef("--op-sizes: %w", err)
 	}
-	if o.Sizes, err = units.ParseSizes(f.sizes); err != nil {
+	weighted := slices.Contains(o.Workloads, load.Mixed) && strings.Contains(f.sizes, ":") // a mix's size distribution
+	if o.Sizes, err = units.ParseSizes(f.sizes); err != nil && !weighted {
 		return o, usagef("--sizes: %w", err)
 	}
 	if o.Levels, err = units.ParseInts(f.levels); err != nil {

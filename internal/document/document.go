@@ -168,4 +168,10 @@ type Result struct {
 	// another connection without telling the caller (an idempotent request
 	// on a reused connection that was reset or closed).
 	SilentRetries int64 `json:"silent_retries"`
+	// Open loop (--rate): the latency from the other origin beside
+	// ttfb_ms and total_ms (uncorrected when those are from the intended
+	// start), and the pacing facts.
+	TTFBUncorrectedMs  *Dist     `json:"ttfb_uncorrected_ms,omitempty"`
+	TotalUncorrectedMs *Dist     `json:"total_uncorrected_ms,omitempty"`
+	OpenLoop           *OpenLoop `json:"open_loop,omitempty"`
 }

@@ -55,6 +55,7 @@ func (d *Document) finite() Doc {
 		r.ExpectSent, r.ExpectWaited = Finite(r.ExpectSent), Finite(r.ExpectWaited)
 		r.ClientCPUusPerOp, r.ClientCPUsPerGB = Finite(r.ClientCPUusPerOp), Finite(r.ClientCPUsPerGB)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
+		r.cleanOpen()
 		c.Results[i] = r
 	}
 	c.Findings, c.Cost = cleanFindings(d.Findings), cleanCost(d.Cost)

@@ -19,6 +19,10 @@ type Faults struct {
 	Timeout  float64 // a request that never answers
 	Slowdown float64 // 503 SlowDown (S3) / 429 (GCS)
 	Stall    float64 // a response that stops halfway through its body
+	// Pause makes the server stop answering for Pause every PauseEvery
+	// (windows aligned on the wall clock): requests that arrive in a window
+	// wait for its end, which makes coordinated omission visible.
+	Pause, PauseEvery time.Duration
 }
 
 // Any reports whether any fault is enabled.
@@ -35,12 +39,16 @@ func (f Faults) String() string {
 			parts = append(parts, kv.k+"="+strconv.FormatFloat(kv.v*100, 'g', -1, 64)+"%")
 		}
 	}
+	if f.Pause > 0 {
+		parts = append(parts, "pause="+f.Pause.String()+"/"+f.PauseEvery.String())
+	}
 	return strings.Join(parts, ",")
 }
 
 // ParseFaults reads "reset=2%,timeout=1%,slowdown=5%,stall=1%".
 func ParseFaults(s string) (Faults, error) {
 	var f Faults
+	var err error
 	if strings.TrimSpace(s) == "" {
 		return f, nil
 	}
@@ -48,6 +56,12 @@ func ParseFaults(s string) (Faults, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
 			return f, fmt.Errorf("bad fault %q: use kind=percent, e.g. reset=2%%", part)
+		}
+		if strings.EqualFold(strings.TrimSpace(k), "pause") {
+			if f.Pause, f.PauseEvery, err = parsePause(v); err != nil {
+				return f, err
+			}
+			continue
 		}
 		p, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
 		if err != nil || p < 0 || p > 100 {
@@ -64,7 +78,7 @@ func ParseFaults(s string) (Faults, error) {
 		case "stall":
 			f.Stall = p
 		default:
-			return f, fmt.Errorf("unknown fault %q: use reset, timeout, slowdown or stall", k)
+			return f, fmt.Errorf("unknown fault %q: use reset, timeout, slowdown, stall or pause", k)
 		}
 	}
 	if f.Reset+f.Timeout+f.Slowdown+f.Stall > 1 {
@@ -91,6 +105,9 @@ type behaviour struct {
 func (b *behaviour) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.counts.Requests.Add(1)
+		if !b.paused(r) {
+			return
+		}
 		if b.serviceTime > 0 {
 			t := time.NewTimer(b.serviceTime)
 			select {

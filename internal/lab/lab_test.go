@@ -264,7 +264,10 @@ func TestParseFaults(t *testing.T) {
 		want Faults
 		bad  bool
 	}{
-		{"reset=2%,timeout=1%,slowdown=5%,stall=1%", Faults{0.02, 0.01, 0.05, 0.01}, false},
+		{"reset=2%,timeout=1%,slowdown=5%,stall=1%", Faults{Reset: 0.02, Timeout: 0.01, Slowdown: 0.05, Stall: 0.01}, false},
+		{"pause=1s/10s", Faults{Pause: time.Second, PauseEvery: 10 * time.Second}, false},
+		{"pause=1s", Faults{}, true},
+		{"pause=10s/1s", Faults{}, true},
 		{"", Faults{}, false},
 		{"reset=2", Faults{Reset: 0.02}, false},
 		{"reset=60%,stall=50%", Faults{}, true},

@@ -6,6 +6,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,13 @@ type Step struct {
 	Do  DoFunc
 	// Pacer says when each operation starts; nil is ClosedLoop.
 	Pacer Pacer
+	// LatencyFrom is where an open-loop step measures latency from:
+	// FromIntended (the default) or FromActual; the other is kept beside.
+	LatencyFrom string
+	// Pick, when set, makes a mixed step: it chooses each operation's op,
+	// key and size (Key and Do are then unused), and the result has one
+	// part per op.
+	Pick func(i int) Choice
 }
 
 // Moved is the payload bytes one operation moves: the size for GET and PUT,
@@ -110,6 +118,20 @@ type StepResult struct {
 	// StartLag is the most an operation started after its pacer's
 	// intended start (0 in closed loop, which intends none).
 	StartLag time.Duration
+	// Open-loop facts (issue 16): Uncorrected is the summary from the
+	// other latency origin (nil in closed loop); Late counts operations
+	// that started after their intended time, Dropped those dropped for
+	// being later than the pacer's MaxLate.
+	Uncorrected   *stats.Summary
+	Late, Dropped int64
+	// StartLags is the distribution of actual send - intended start: the
+	// pacer's own timing error, plus any wait for a free worker.
+	StartLags stats.Dist
+	// Series is the step's results per interval (Runner.Interval).
+	Series []stats.Interval
+	// Parts are a mixed step's results, one per op, each with its own
+	// histograms and series (the mixed step itself then holds none).
+	Parts []*StepResult
 }
 
 // Runner executes steps.
@@ -128,6 +150,11 @@ type Runner struct {
 	// NewSink, when set, makes one Sink per worker of a step, for tallies
 	// beyond the histograms; StepResult.Sinks holds them to be merged.
 	NewSink func() Sink
+	// Interval is the length of each interval of a step's series (0: one
+	// interval, the whole step). OnInterval, when set, is called at the
+	// end of each interval with the intervals of every op.
+	Interval   time.Duration
+	OnInterval func(st *Step, ivs []stats.Interval)
 }
 
 // Sink receives every sample of one worker, from that worker only: it
@@ -190,8 +217,10 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		firstErr atomic.Pointer[string]
 		wg       sync.WaitGroup
 	)
-	// Per-worker state, merged after the step: no lock per sample.
-	recs := make([]*stats.Recorder, conc)
+	// Per-worker state, merged after the step; recorders in one shard
+	// per CPU (see shard).
+	shards := newShards(conc)
+	var inflight, peak atomic.Int64
 	lags := make([]time.Duration, conc)
 	// The workers' reservoirs are windows of one array, gathered in place
 	// after the step: the step's samples are kept once.
@@ -201,8 +230,22 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	cpu0, cpuOK := stats.ProcessCPU()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
+	if o, ok := st.Pacer.(*OpenLoop); ok {
+		o.Start(start)
+	}
+	conns := func() int64 {
+		clientsMu.Lock()
+		defer clientsMu.Unlock()
+		var n int64
+		for _, c := range clients {
+			if c.Transport != nil {
+				n += c.Transport.ConnsOpened()
+			}
+		}
+		return n
+	}
+	stopSeries, series := r.startSeries(st, shards, start, &inflight, &peak, conns)
 	for w := range conc {
-		recs[w] = stats.NewRecorder()
 		if r.NewSink != nil {
 			sinks[w] = r.NewSink()
 		}
@@ -221,27 +264,20 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 				}
 				return pc, pc.Close, nil
 			}
-			r.work(runCtx, st, w, get, worker{rec: recs[w], kept: kept[w], sink: sinks[w], lag: &lags[w]}, &next, &done, &firstErr)
+			r.work(runCtx, st, w, get, worker{shard: shards[w%len(shards)], kept: kept[w], sink: sinks[w], lag: &lags[w],
+				inflight: &inflight, peak: &peak}, &next, &done, &firstErr)
 		}()
 	}
 	wg.Wait()
 	wall := time.Since(start)
 	cpu1, _ := stats.ProcessCPU()
 	stopProgress()
+	stopSeries()
 
-	merged := recs[0]
-	for _, rec := range recs[1:] {
-		merged.Merge(rec)
-	}
-	hists, _ := merged.Histograms() // encoding in-memory histograms cannot fail
-	res := &StepResult{
-		Step:        st,
-		Histograms:  hists,
-		Summary:     merged.Summarize(st.Moved(), wall),
-		Wall:        wall,
-		Interrupted: ctx.Err() != nil,
-		Kept:        []*stats.Reservoir{stats.Gather(kept, keep)},
-	}
+	res := r.results(st, shards, series, wall)
+	res.StartLags = lagDist(shards)
+	res.Interrupted = ctx.Err() != nil
+	res.Kept = []*stats.Reservoir{stats.Gather(kept, keep)}
 	if r.NewSink != nil {
 		res.Sinks = sinks
 	}
@@ -268,12 +304,13 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	return res, nil
 }
 
-// worker is one worker's own state: filled without locks, merged after the step.
+// worker is one worker's own state, merged after the step.
 type worker struct {
-	rec  *stats.Recorder
-	kept *stats.Reservoir
-	sink Sink
-	lag  *time.Duration
+	shard          *shard
+	kept           *stats.Reservoir
+	sink           Sink
+	lag            *time.Duration
+	inflight, peak *atomic.Int64
 }
 
 // work is the one worker loop shared by every operation.
@@ -288,25 +325,45 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 		if i >= st.Requests || ctx.Err() != nil {
 			return
 		}
+		ch := Choice{Op: st.Op, Size: st.Moved(), Do: st.Do}
+		if st.Pick != nil {
+			ch = st.Pick(i)
+		}
 		// The pacer's intended start is where an open-loop step measures
-		// latency from (issue 16); closed loop has none.
+		// latency from; closed loop has none.
 		intended, err := pacer.Wait(ctx, i)
+		if errors.Is(err, ErrDropped) {
+			ws.shard.drop(ch.Op, true)
+			seq--
+			continue
+		}
 		if err != nil {
 			return
 		}
-		key := st.Key(i)
+		late := false
+		if o, ok := pacer.(*OpenLoop); ok && !intended.IsZero() {
+			late = time.Since(intended) > o.LateAfter()
+		}
+		if st.Pick == nil {
+			ch.Key = st.Key(i)
+		}
+		key := ch.Key
 		c, release, err := client(ctx)
 		if err != nil {
 			return
 		}
-		s, err := Timed(ctx, r.timeout(), func(ctx context.Context) error { return st.Do(ctx, c.Backend, key) })
+		n := ws.inflight.Add(1)
+		for p := ws.peak.Load(); n > p && !ws.peak.CompareAndSwap(p, n); p = ws.peak.Load() {
+		}
+		s, err := Timed(ctx, r.timeout(), func(ctx context.Context) error { return ch.Do(ctx, c.Backend, key) })
+		ws.inflight.Add(-1)
 		release()
 		if err != nil && ctx.Err() != nil {
 			// Stopped by the run's bound or by the user, not a failure of
 			// the service: dropped, neither latency nor error.
 			return
 		}
-		s.Op, s.Key, s.Size, s.Worker, s.Seq = st.Op, key, st.Moved(), w, seq
+		s.Op, s.Key, s.Size, s.Worker, s.Seq = ch.Op, key, ch.Size, w, seq
 		if !intended.IsZero() {
 			*ws.lag = max(*ws.lag, s.Start.Sub(intended))
 		}
@@ -316,10 +373,10 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 			msg := s.Err
 			firstErr.CompareAndSwap(nil, &msg)
 		}
-		ws.rec.Add(&s)
-		ws.kept.Add(0, &s)
+		p := ws.shard.record(st, ch.Op, &s, intended, late)
+		ws.kept.Add(0, p)
 		if ws.sink != nil {
-			ws.sink.Add(&s)
+			ws.sink.Add(p)
 		}
 		done.Add(1)
 	}

@@ -47,6 +47,13 @@ type Options struct {
 	Requests int
 	// Duration bounds each step's wall time (0: none).
 	Duration time.Duration
+	// Mix is the mixed workload's configuration (Workloads holds Mixed).
+	Mix MixConfig
+	// Open loop (--rate): Pace makes each step's pacer; MaxInflight is
+	// then the step's workers and LatencyFrom its latency origin.
+	Pace        func() Pacer
+	MaxInflight int
+	LatencyFrom string
 }
 
 // Defaults is the quick suite: well under a minute on the embedded server.
@@ -76,6 +83,11 @@ func ParseWorkloads(s string) ([]string, error) {
 		if w == "" || seen[w] {
 			continue
 		}
+		if w == Mixed {
+			seen[w] = true
+			out = append(out, w)
+			continue
+		}
 		if w == "all" {
 			return append([]string(nil), Workloads...), nil
 		}
@@ -84,7 +96,7 @@ func ParseWorkloads(s string) ([]string, error) {
 			ok = ok || k == w
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown workload %q: use %s", w, strings.Join(Workloads, ", "))
+			return nil, fmt.Errorf("unknown workload %q: use %s or mixed", w, strings.Join(Workloads, ", "))
 		}
 		seen[w] = true
 		out = append(out, w)
@@ -188,6 +200,12 @@ func (s *Session) Run(ctx context.Context) ([]*StepResult, error) {
 		}
 		if a.step != nil {
 			i++
+			if s.Opts.Pace != nil && a.step.Pacer == nil {
+				a.step.Pacer, a.step.LatencyFrom = s.Opts.Pace(), s.Opts.LatencyFrom
+				if s.Opts.MaxInflight > 0 {
+					a.step.Concurrency = s.Opts.MaxInflight
+				}
+			}
 			if s.BeforeStep != nil {
 				s.BeforeStep(i, n, a.step)
 			}
@@ -195,9 +213,11 @@ func (s *Session) Run(ctx context.Context) ([]*StepResult, error) {
 			if err != nil {
 				return results, err
 			}
-			results = append(results, res)
-			if s.AfterStep != nil {
-				s.AfterStep(res)
+			for _, part := range res.Each() {
+				results = append(results, part)
+				if s.AfterStep != nil {
+					s.AfterStep(part)
+				}
 			}
 			if res.Interrupted {
 				return results, ctx.Err()
@@ -220,6 +240,8 @@ func (s *Session) plan() []action {
 			acts = append(acts, s.planThroughput()...)
 		case Concurrency:
 			acts = append(acts, s.planConcurrency()...)
+		case Mixed:
+			acts = append(acts, s.planMixed()...)
 		}
 	}
 	return acts

@@ -53,6 +53,7 @@ type view struct {
 	Sizes     []figure
 	Crossover []string
 	Conc      []figure
+	OverTime  []figure
 	Strat     []stratView
 	Startup   []figure
 	StartTabs []startupTable
@@ -108,6 +109,7 @@ func buildView(in HTMLInput) view {
 	v.Phases = phaseFigures(in.Runs)
 	v.Sizes, v.Crossover = sizeFigures(in.Runs, in.Crossovers)
 	v.Conc = concurrencyFigures(in.Runs)
+	v.OverTime = overTimeFigures(in.Runs)
 	v.Startup, v.StartTabs = startupFigures(in.Runs)
 	return v
 }

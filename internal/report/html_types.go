@@ -1,6 +1,9 @@
 package report
 
-import "github.com/objbench/objbench/internal/document"
+import (
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/stats"
+)
 
 // HTMLInput is what `objbench report` renders into one self-contained page.
 type HTMLInput struct {
@@ -27,4 +30,7 @@ type HTMLRun struct {
 	// Quantiles are read from the stored histograms, by index in
 	// Doc.Results; a step without them is plotted from its percentiles.
 	Quantiles map[int]StepQuantiles
+	// Series are the steps' results over time, by index in Doc.Results
+	// (none in databases older than issue 16).
+	Series map[int][]stats.Interval
 }

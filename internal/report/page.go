@@ -88,6 +88,14 @@ func pageRun(sr *analysis.Run) HTMLRun {
 			if ok && s.Index < len(sr.Doc.Results) {
 				hr.Quantiles[s.Index] = q
 			}
+			if b := s.Histograms[stats.SeriesMetric]; len(b) > 0 && s.Index < len(sr.Doc.Results) {
+				if iv, err := stats.DecodeSeries(b); err == nil {
+					if hr.Series == nil {
+						hr.Series = map[int][]stats.Interval{}
+					}
+					hr.Series[s.Index] = iv
+				}
+			}
 		}
 	}
 	return hr

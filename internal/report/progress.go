@@ -18,10 +18,15 @@ type Progress struct {
 	on      bool
 	i, n    int
 	lastLen int
+	// Suffix, when set, adds the last interval's figures to the line.
+	Suffix func() string
 }
 
 // NewProgress draws on w when on (a terminal).
 func NewProgress(w io.Writer, on bool) *Progress { return &Progress{w: w, on: on} }
+
+// On reports whether the line is drawn (a terminal).
+func (p *Progress) On() bool { return p.on }
 
 // Step says step i of n starts.
 func (p *Progress) Step(i, n int) {
@@ -44,6 +49,9 @@ func (p *Progress) Update(st *load.Step, done int64, elapsed time.Duration) {
 	const width = 24
 	bar := strings.Repeat("#", int(frac*width)) + strings.Repeat(".", width-int(frac*width))
 	line := fmt.Sprintf("[%d/%d] %-12s %-30s [%s] %d/%d %.1fs", p.i, p.n, st.Workload, st.Name(), bar, done, st.Requests, elapsed.Seconds())
+	if p.Suffix != nil {
+		line += " " + p.Suffix()
+	}
 	pad := max(p.lastLen-len(line), 0)
 	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
 	p.lastLen = len(line)

@@ -1,0 +1,112 @@
+package load
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/objbench/objbench/internal/stats"
+)
+
+// seriesOf collects a step's intervals per op while it runs.
+type seriesOf struct {
+	mu   sync.Mutex
+	byOp map[string][]stats.Interval
+}
+
+// startSeries drains the shards' interval recorders every r.Interval (and
+// once at the end), so that the intervals add up to the step exactly.
+func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, inflight, peak *atomic.Int64,
+	conns func() int64) (stop func(), out *seriesOf) {
+	out = &seriesOf{byOp: map[string][]stats.Interval{}}
+	var last time.Duration
+	var lastConns int64
+	tick := func(final bool) {
+		now := time.Since(start)
+		p := peak.Swap(inflight.Load())
+		c := conns()
+		var ivs []stats.Interval
+		for _, op := range opNames(shards, st.Op) {
+			iv := stats.Drain(op, last, now, intervalRecorders(shards, op))
+			iv.InFlight, iv.NewConns = p, c-lastConns
+			if final && iv.Count+iv.Errors+iv.Late+iv.Dropped == 0 && len(out.byOp[op]) > 0 {
+				continue // the step ended at an interval's end: nothing left over
+			}
+			ivs = append(ivs, iv)
+		}
+		last, lastConns = now, c
+		out.mu.Lock()
+		for _, iv := range ivs {
+			out.byOp[iv.Op] = append(out.byOp[iv.Op], iv)
+		}
+		out.mu.Unlock()
+		if r.OnInterval != nil && len(ivs) > 0 {
+			r.OnInterval(st, ivs)
+		}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var c <-chan time.Time
+		if r.Interval > 0 {
+			t := time.NewTicker(r.Interval)
+			defer t.Stop()
+			c = t.C
+		}
+		for {
+			select {
+			case <-quit:
+				tick(true)
+				return
+			case <-c:
+				tick(false)
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }, out
+}
+
+// results merges the shards into the step's result: one per op, as parts
+// when the step is a mix.
+func (r *Runner) results(st *Step, shards []*shard, series *seriesOf, wall time.Duration) *StepResult {
+	names := opNames(shards, st.Op)
+	one := func(step *Step, op string) *StepResult {
+		m := mergeOp(shards, op)
+		hists, _ := m.rec.Histograms() // encoding in-memory histograms cannot fail
+		res := &StepResult{Step: step, Histograms: hists, Summary: m.rec.Summarize(step.Moved(), wall), Wall: wall,
+			Late: m.late, Dropped: m.dropped}
+		if m.alt != nil {
+			u := m.alt.Summarize(step.Moved(), wall)
+			res.Uncorrected = &u
+			if alt, err := m.alt.Histograms(); err == nil {
+				hists["ttfb_uncorrected"], hists["total_uncorrected"] = alt["ttfb"], alt["total"]
+			}
+		}
+		series.mu.Lock()
+		res.Series = series.byOp[op]
+		series.mu.Unlock()
+		if b, err := stats.EncodeSeries(res.Series); err == nil && len(res.Series) > 0 {
+			hists[stats.SeriesMetric] = b
+		}
+		return res
+	}
+	if st.Pick == nil {
+		if len(names) == 0 {
+			names = []string{st.Op}
+		}
+		return one(st, names[0])
+	}
+	res := &StepResult{Step: st, Wall: wall, Summary: stats.NewRecorder().Summarize(0, wall)}
+	for _, op := range names {
+		part := *st
+		part.Op, part.Pick = op, nil
+		pr := one(&part, op)
+		res.Parts = append(res.Parts, pr)
+		res.Summary.Count += pr.Summary.Count
+		res.Summary.Errors += pr.Summary.Errors
+		res.Late += pr.Late
+		res.Dropped += pr.Dropped
+	}
+	return res
+}

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/stats"
+)
+
+// SeriesStep is one step's results over time, for the series export.
+type SeriesStep struct {
+	Index  int
+	Result document.Result
+	Series []stats.Interval
+}
+
+// WriteSeriesCSV writes one row per step, op and interval: ops/s, bytes/s,
+// latency percentiles in milliseconds, errors by class, late and dropped
+// arrivals, in-flight and new connections. pandas reads it with
+// pd.read_csv.
+func WriteSeriesCSV(w io.Writer, steps []SeriesStep) error {
+	classes := map[string]bool{}
+	for _, s := range steps {
+		for _, iv := range s.Series {
+			for c := range iv.ErrorsByClass {
+				classes[c] = true
+			}
+		}
+	}
+	var cls []string
+	for c := range classes {
+		cls = append(cls, c)
+	}
+	sort.Strings(cls)
+	cw := csv.NewWriter(w)
+	head := []string{"step", "workload", "op", "start_s", "end_s", "count", "errors", "ops_per_s", "bytes_per_s",
+		"total_p50_ms", "total_p90_ms", "total_p99_ms", "total_max_ms", "ttfb_p50_ms", "ttfb_p99_ms",
+		"late", "dropped", "in_flight", "new_conns"}
+	for _, c := range cls {
+		head = append(head, "errors_"+c)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(document.Finite(v), 'f', -1, 64) }
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, s := range steps {
+		for _, iv := range s.Series {
+			t, tf := iv.TotalDist(), iv.TTFBDist()
+			row := []string{strconv.Itoa(s.Index), s.Result.Workload, iv.Op, f(iv.StartS), f(iv.EndS), i(iv.Count), i(iv.Errors),
+				f(iv.OpsPerS()), f(iv.BytesPerS()), f(t.P50), f(t.P90), f(t.P99), f(t.Max), f(tf.P50), f(tf.P99),
+				i(iv.Late), i(iv.Dropped), i(iv.InFlight), i(iv.NewConns)}
+			for _, c := range cls {
+				row = append(row, i(iv.ErrorsByClass[c]))
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteHdrLog writes the steps' interval histograms (total latency) in
+// the HdrHistogram interval log format (version 1.3), one tagged line per
+// step, op and interval, so that HdrHistogram's own tools (HistogramLogReader,
+// hdr-plot) read them. Values are in microseconds; max is in milliseconds
+// as the format's default unit ratio expects.
+func WriteHdrLog(w io.Writer, startUnix float64, steps []SeriesStep) error {
+	var b strings.Builder
+	b.WriteString("#[objbench interval log: total latency in microseconds, tag step<index>-<op>]\n")
+	b.WriteString("#[Histogram log format version 1.3]\n")
+	fmt.Fprintf(&b, "#[StartTime: %.3f (seconds since epoch)]\n", startUnix)
+	fmt.Fprintf(&b, "#[BaseTime: %.3f (seconds since epoch)]\n", startUnix)
+	b.WriteString("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		for _, iv := range s.Series {
+			d := iv.TotalDist()
+			_, err := fmt.Fprintf(w, "Tag=step%d-%s,%.3f,%.3f,%.3f,%s\n", s.Index, iv.Op, iv.StartS, iv.EndS-iv.StartS, d.Max,
+				iv.Total)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// overTimeFigures draws a run's results over time, one panel each: ops/s,
+// p50 and p99, errors, and in-flight operations. Only steps with a series
+// worth drawing: mixed or open-loop steps, or at least ten intervals.
+func overTimeFigures(runs []HTMLRun) []figure {
+	var out []figure
+	for ri, r := range runs {
+		if r.Doc == nil || len(r.Series) == 0 {
+			continue
+		}
+		var idx []int
+		for i := range r.Doc.Results {
+			res := r.Doc.Results[i]
+			if s := r.Series[i]; len(s) > 0 && (res.Workload == "mixed" || res.OpenLoop != nil || len(s) >= 10) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		label := func(i int) string {
+			res := r.Doc.Results[i]
+			if res.Workload == "mixed" {
+				return res.Op
+			}
+			return fmt.Sprintf("%s %s c=%d", res.Op, FormatSize(res.SizeBytes), res.Concurrency)
+		}
+		x := func() axis { return axis{label: "seconds since the step's start"} }
+		ops := chart{title: r.Label + ": operations per second", x: x(), y: axis{label: "ops/s"}}
+		lat := chart{title: r.Label + ": total latency p50 and p99 (dashed)", x: x(), y: axis{label: "ms", log: true}}
+		errs := chart{title: r.Label + ": errors per interval", x: x(), y: axis{label: "errors"}}
+		infl := chart{title: r.Label + ": operations in flight (most in each interval)", x: x(), y: axis{label: "in flight"}}
+		for k, i := range idx {
+			var o, p50, p99, e, f [][2]float64
+			for _, iv := range r.Series[i] {
+				t := iv.EndS
+				d := iv.TotalDist()
+				o = append(o, [2]float64{t, iv.OpsPerS()})
+				if iv.Count > 0 {
+					p50 = append(p50, [2]float64{t, d.P50})
+					p99 = append(p99, [2]float64{t, d.P99})
+				}
+				e = append(e, [2]float64{t, float64(iv.Errors)})
+				f = append(f, [2]float64{t, float64(iv.InFlight)})
+			}
+			c := ri + k
+			ops.series = append(ops.series, series{name: label(i), points: o, color: c})
+			lat.series = append(lat.series, series{name: label(i) + " p50", points: p50, color: c},
+				series{name: label(i) + " p99", points: p99, color: c, dashed: true})
+			errs.series = append(errs.series, series{name: label(i), points: e, color: c})
+			if k == 0 || r.Doc.Results[i].Workload != "mixed" { // a mix's ops share one in-flight count
+				infl.series = append(infl.series, series{name: label(i), points: f, color: c})
+			}
+		}
+		out = append(out,
+			figure{"Operations completed per second in each interval, by op.", ops.svg()},
+			figure{"Total latency per interval: p50 (solid) and p99 (dashed), in milliseconds; from the intended start on open-loop steps.", lat.svg()},
+			figure{"Failed operations per interval, by op.", errs.svg()},
+			figure{"The most operations in flight at once in each interval.", infl.svg()})
+	}
+	return out
+}
