@@ -118,7 +118,9 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 	if walls["sdk-default"] < 10*walls["http2"] {
 		t.Errorf("http2 %.2f s is not 10x faster than sdk-default %.2f s", walls["http2"], walls["sdk-default"])
 	}
-	if len(d.Summary) != 1 || !strings.Contains(d.Summary[0], "http2") {
+	// The saving sentence names the fastest: http2 or parallel, which real
+	// slow start leaves within a round trip or two of each other.
+	if len(d.Summary) != 1 || !strings.Contains(d.Summary[0], "http2") && !strings.Contains(d.Summary[0], "parallel") {
 		t.Errorf("summary %q", d.Summary)
 	}
 }
