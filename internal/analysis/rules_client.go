@@ -44,9 +44,8 @@ func expectRule(f *Facts) []document.Finding {
 	var out []document.Finding
 	if len(notWaited) > 0 {
 		out = append(out, finding("expect-not-waited", Info, fmt.Sprintf(
-			"%s sent \"Expect: 100-continue\" but the client did not wait for it: the header saves nothing "+
-				"(the SDK's default, which Go's HTTP/1.1 transport ignores for requests built without a protocol version); "+
-				"--expect-continue measures what waiting would cost", listSteps(notWaited)), ev))
+			"%s sent \"Expect: 100-continue\" without waiting for it (the SDK's default, which Go's HTTP/1.1 "+
+				"transport ignores): it saves nothing; --expect-continue measures the wait", listSteps(notWaited)), ev))
 	}
 	if len(waited) > 0 {
 		ev["wait100_p50_ms"] = worst
@@ -61,12 +60,12 @@ func expectRule(f *Facts) []document.Finding {
 	return out
 }
 
-// listSteps names up to three steps and counts the rest.
+// listSteps names up to two steps and counts the rest.
 func listSteps(names []string) string {
-	if len(names) <= 3 {
+	if len(names) <= 2 {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s and %d more steps", strings.Join(names[:3], ", "), len(names)-3)
+	return fmt.Sprintf("%s and %d more steps", strings.Join(names[:2], ", "), len(names)-2)
 }
 
 // clientCPURule: steps where objbench's own CPU per operation is a large

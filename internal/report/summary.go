@@ -38,10 +38,21 @@ func WriteSummary(w io.Writer, d *document.Document) error {
 		leftTable(ew, heads, rows)
 	}
 	writeColdWarm(ew, d)
-	WriteFindings(ew, d.Findings)
+	// One screen: the most severe findings; --detail and --json carry all.
+	fs := d.Findings
+	if len(fs) > summaryFindings {
+		fs = fs[:summaryFindings]
+	}
+	WriteFindings(ew, fs)
+	if n := len(d.Findings) - len(fs); n > 0 {
+		fmt.Fprintf(ew, "  (%d more: --detail or --json)\n", n)
+	}
 	WriteCost(ew, d.Cost)
 	return ew.err
 }
+
+// summaryFindings is how many findings the summary prints, ranked.
+const summaryFindings = 6
 
 // WriteDetail writes every table: per workload TTFB and total latency
 // quantiles, per-request and aggregate throughput, requests and errors,
