@@ -83,14 +83,20 @@ func opClass(op string) string {
 	return "read (class B)"
 }
 
+// forEnvelope is the price table of a document's provider (a lab run is
+// priced as the API the lab served).
+func (p Prices) forEnvelope(e *document.Envelope) (string, *PriceTable, bool) {
+	lab := ""
+	if e.Lab != nil {
+		lab = e.Lab.API
+	}
+	return p.For(e.Target.Provider, lab)
+}
+
 // RunCost is what a run's measured requests cost at p's list prices, nil
 // when p has no table for its provider.
 func RunCost(d *document.Document, p Prices) *document.Cost {
-	lab := ""
-	if d.Lab != nil {
-		lab = d.Lab.API
-	}
-	key, t, ok := p.For(d.Target.Provider, lab)
+	key, t, ok := p.forEnvelope(&d.Envelope)
 	if !ok {
 		return nil
 	}
@@ -109,11 +115,7 @@ func RunCost(d *document.Document, p Prices) *document.Cost {
 // StrategiesCost prices a strategies document, and sets each row's cost
 // per million objects.
 func StrategiesCost(d *document.StrategiesDocument, p Prices) *document.Cost {
-	lab := ""
-	if d.Lab != nil {
-		lab = d.Lab.API
-	}
-	key, t, ok := p.For(d.Target.Provider, lab)
+	key, t, ok := p.forEnvelope(&d.Envelope)
 	if !ok {
 		return nil
 	}
