@@ -2,16 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
-	"github.com/objbench/objbench/internal/stats"
 )
 
 // openFlags are the flags of open-loop (--rate) and mixed runs.
@@ -160,59 +157,4 @@ func (o *openFlags) openLoopInto(r *document.Result, res *load.StepResult) {
 	if s := res.Wall.Seconds(); s > 0 {
 		r.OpenLoop.AchievedOpsPerS = done / s
 	}
-}
-
-// status prints one line per interval of an open-loop or mixed step where
-// no progress bar is drawn (not a terminal), and keeps the last interval
-// for the progress bar's line otherwise.
-type status struct {
-	mu   sync.Mutex
-	w    io.Writer
-	on   bool // one line per interval
-	last string
-}
-
-func (s *status) interval(st *load.Step, ivs []stats.Interval) {
-	var b strings.Builder
-	var inflight, late, dropped int64
-	for _, iv := range ivs {
-		d := iv.TotalDist()
-		fmt.Fprintf(&b, " %s %.0f/s p50 %.1fms p99 %.1fms", iv.Op, iv.OpsPerS(), d.P50, d.P99)
-		if iv.Errors > 0 {
-			fmt.Fprintf(&b, " err %d", iv.Errors)
-		}
-		inflight, late, dropped = iv.InFlight, late+iv.Late, dropped+iv.Dropped
-	}
-	if len(ivs) > 0 {
-		fmt.Fprintf(&b, " | in-flight %d late %d dropped %d conns +%d", inflight, late, dropped, ivs[0].NewConns)
-	}
-	line := fmt.Sprintf("%6.1fs%s", ivs[0].EndS, b.String())
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last = line
-	if s.on && (st.Pacer != nil || st.Pick != nil) {
-		fmt.Fprintln(s.w, line)
-	}
-}
-
-// lastLine is the last interval's line, for the progress bar.
-func (s *status) lastLine() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last
-}
-
-// warnShort says so when a step did not achieve its offered rate: such a
-// run measured the client's limit, not the service at that rate.
-func warnShort(w io.Writer, r *document.Result) {
-	ol := r.OpenLoop
-	if ol == nil || r.WallS <= 0 || ol.OfferedOps <= 0 {
-		return
-	}
-	offered := ol.OfferedOps / r.WallS
-	if ol.AchievedOpsPerS >= 0.95*offered && ol.Dropped == 0 {
-		return
-	}
-	fmt.Fprintf(w, "objbench: warning: %s: rate not reached: achieved %.0f ops/s of %.0f offered (late %d, dropped %d)\n",
-		r.Op, ol.AchievedOpsPerS, offered, ol.Late, ol.Dropped)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -160,11 +161,11 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	var stepIdx atomic.Int64
 	var hists []map[string][]byte
 	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
-	live := &status{w: stderr, on: !f.quiet && !progress.On()}
-	progress.Suffix = live.lastLine
+	live := report.NewLiveStatus(stderr, !f.quiet && !progress.On())
+	progress.Suffix = live.LastLine
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap(),
-			Interval: f.open.interval, OnInterval: live.interval},
+			Interval: f.open.interval, OnInterval: live.Interval},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -177,7 +178,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
 			f.open.openLoopInto(&r, res)
-			warnShort(stderr, &r)
+			report.WarnRateShort(stderr, &r)
 			doc.Results = append(doc.Results, r)
 			hists = append(hists, res.Histograms)
 			for _, k := range res.Kept {
