@@ -152,15 +152,6 @@ func (p *prober) Close(ctx context.Context) {
 	p.Prober.Close()
 }
 
-// writeProbeJSON prints one document, or {"schema", "probes": [...]} for several.
-func writeProbeJSON(w io.Writer, docs []*document.Document) error {
-	b, err := document.EncodeRounds(docs)
-	if err == nil {
-		_, err = w.Write(b)
-	}
-	return err
-}
-
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var pf probeFlags
 	var vf viewFlags
@@ -210,7 +201,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 			}
 			if jsonOut {
 				if len(docs) > 0 {
-					if err := writeProbeJSON(stdout, docs); err != nil {
+					if err := report.WriteProbeJSON(stdout, docs); err != nil {
 						return err
 					}
 				}

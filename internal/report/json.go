@@ -22,3 +22,16 @@ func writeDoc(w io.Writer, d document.Doc) error {
 	}
 	return nil
 }
+
+// WriteProbeJSON writes probe rounds: the one document, or
+// {"schema", "probes": [...]} for several (document.EncodeRounds).
+func WriteProbeJSON(w io.Writer, docs []*document.Document) error {
+	b, err := document.EncodeRounds(docs)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("write JSON report: %w", err)
+	}
+	return nil
+}
