@@ -83,16 +83,20 @@ type exchange struct {
 	wait100, got100     time.Time
 	wroteRequest        time.Time
 	firstByte, bodyDone time.Time
-	conn                connTiming
-	newConn             bool
-	reused, wasIdle     bool
-	idleTime            time.Duration
-	status              int
-	proto, remote       string
-	tlsVersion          uint16
-	bytes               int64
-	err                 error
-	reconnects          int
+	// connWrote is when the socket's last write before the response
+	// returned (HTTP/1 only, where one request owns the connection).
+	connWrote       time.Time
+	tconn           *tracedConn
+	conn            connTiming
+	newConn         bool
+	reused, wasIdle bool
+	idleTime        time.Duration
+	status          int
+	proto, remote   string
+	tlsVersion      uint16
+	bytes           int64
+	err             error
+	reconnects      int
 	// expectSent: the request went out with "Expect: 100-continue";
 	// whether the client then held the body is wait100 being set.
 	expectSent bool
@@ -147,7 +151,8 @@ func (ex *exchange) onGotConn(info httptrace.GotConnInfo) {
 	}
 	var timing connTiming
 	var fresh bool
-	if trc, ok := c.(*tracedConn); ok && !info.Reused {
+	trc, _ := c.(*tracedConn)
+	if trc != nil && !info.Reused {
 		timing, fresh = trc.take()
 	}
 	remote := ""
@@ -162,6 +167,7 @@ func (ex *exchange) onGotConn(info httptrace.GotConnInfo) {
 		ex.reconnects++
 	}
 	ex.gotConn = now
+	ex.tconn = trc
 	ex.reused, ex.wasIdle, ex.idleTime = info.Reused, info.WasIdle, info.IdleTime
 	ex.tlsVersion = tlsVersion
 	ex.remote = remote
@@ -180,6 +186,13 @@ func (ex *exchange) gotResponse(resp *http.Response) {
 	// response's first byte is then the time its headers arrived.
 	if ex.firstByte.IsZero() || (!ex.interim.IsZero() && !ex.firstByte.After(ex.interim)) {
 		ex.firstByte = now
+	}
+	// On HTTP/1 nothing else writes to the connection until this response
+	// is read, so its last write is this request's end of sending. The
+	// WroteRequest hook runs on the transport's writer goroutine and can be
+	// scheduled after the answer arrived on a busy client.
+	if resp.ProtoMajor == 1 && ex.tconn != nil {
+		ex.connWrote = ex.tconn.lastWriteTime()
 	}
 	ex.mu.Unlock()
 }
@@ -217,10 +230,15 @@ func (ex *exchange) addPhases(ps *[NumPhases]time.Duration, end time.Time) {
 	}
 	w100 := span(ex.wait100, ex.got100)
 	ps[Wait100] += w100
-	if send := span(ex.gotConn, ex.wroteRequest) - w100; send > 0 {
+	wrote := ex.wroteRequest
+	if (wrote.IsZero() || wrote.After(ex.firstByte)) && !ex.connWrote.IsZero() &&
+		!ex.connWrote.Before(ex.gotConn) && !ex.connWrote.After(ex.firstByte) {
+		wrote = ex.connWrote // the hook ran late: the socket write ended before the answer
+	}
+	if send := span(ex.gotConn, wrote) - w100; send > 0 {
 		ps[Send] += send
 	}
-	ps[Wait] += span(ex.wroteRequest, ex.firstByte)
+	ps[Wait] += span(wrote, ex.firstByte)
 	done := ex.bodyDone
 	if done.IsZero() {
 		done = end
