@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +59,7 @@ servers' own CPU limits and the clouds' request-rate limits (see --fault for tho
 		},
 	}
 	lf.register(cmd.Flags(), false)
-	cmd.Flags().IntVar(&lf.port, "port", 0, "first port to listen on (s3, then gcs, then azure); 0 picks free ports")
+	cmd.Flags().IntVar(&lf.Port, "port", 0, "first port to listen on (s3, then gcs, then azure); 0 picks free ports")
 	cmd.AddCommand(newLabCheckCmd(stdout, stderr))
 	cmd.AddCommand(newLabExecCmd(stdout, stderr))
 	return cmd
@@ -75,15 +74,12 @@ func profileHelp() string {
 }
 
 func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io.Writer) error {
-	apis := []string{"s3", "gcs", "azure"}
-	l, err := lf.start(ctx, apis, profile)
-	if errors.Is(err, lab.ErrNoAzurite) {
-		fmt.Fprintf(stderr, "objbench: note: no Azure endpoint: %s\n", lab.ErrNoAzurite)
-		apis = apis[:2]
-		l, err = lf.start(ctx, apis, profile)
-	}
+	l, apis, noAzure, err := lf.startAll(ctx, profile)
 	if err != nil {
 		return err
+	}
+	if noAzure {
+		fmt.Fprintf(stderr, "objbench: note: no Azure endpoint: %s\n", lab.ErrNoAzurite)
 	}
 	defer l.Close()
 	caFile := ""

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -62,44 +61,17 @@ window's rate (up to --recv-buffer per round trip), not the link's.`,
 }
 
 func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int, jsonOut bool, stdout, stderr io.Writer) error {
+	if _, err := lf.config(nil, profile); err != nil {
+		return err
+	}
 	var results []report.LabCheckMode
-	modes := []bool{false, true}
-	if lf.tls {
-		modes = []bool{true}
-	}
-	if lf.noTLS {
-		modes = []bool{false}
-	}
-	failed := 0
-	for _, useTLS := range modes {
-		f := *lf
-		f.tls, f.noTLS = useTLS, !useTLS
-		// Every row through every provider's client too: Azure when
-		// Azurite is there to serve it.
-		l, err := f.start(ctx, []string{"s3", "gcs", "azure"}, profile)
-		if errors.Is(err, lab.ErrNoAzurite) {
-			fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
-			l, err = f.start(ctx, []string{"s3", "gcs"}, profile)
-		}
-		if err != nil {
-			return err
-		}
-		rows, err := l.Check(ctx, "s3", lab.CheckOptions{Samples: samples, Open: providers.Open})
-		link := report.DescribeLink(l)
-		l.Close()
-		if err != nil {
-			return err
-		}
-		mode := "plain HTTP"
-		if useTLS {
-			mode = "TLS " + f.tlsVersion
-		}
-		for _, r := range rows {
-			if !r.Pass {
-				failed++
-			}
-		}
-		results = append(results, report.LabCheckMode{TLS: mode, Link: link, Rows: rows})
+	failed, err := lf.CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
+		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
+	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
+		results = append(results, report.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
+	})
+	if err != nil {
+		return err
 	}
 	if jsonOut {
 		if err := report.WriteLabCheckJSON(stdout, results, failed == 0); err != nil {

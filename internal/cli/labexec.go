@@ -67,15 +67,7 @@ a byte, so the program's handshake, slow start and round trips are the network's
 }
 
 func runLabExec(ctx context.Context, lf *labFlags, profile string, argv []string, stdout, stderr io.Writer) error {
-	if _, err := lf.config(nil, profile); err != nil {
-		return err
-	}
-	apis := []string{"s3", "gcs", "azure"}
-	l, err := lf.start(ctx, apis, profile)
-	if errors.Is(err, lab.ErrNoAzurite) {
-		apis = apis[:2]
-		l, err = lf.start(ctx, apis, profile)
-	}
+	l, _, _, err := lf.startAll(ctx, profile)
 	if err != nil {
 		return err
 	}

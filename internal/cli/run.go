@@ -150,10 +150,10 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
-	if env.LabInfo != nil && f.lab.faults != "" {
-		doc.Options["fault"] = f.lab.faults // the findings set injected faults against errors seen
+	if env.LabInfo != nil && f.lab.Faults != "" {
+		doc.Options["fault"] = f.lab.Faults // the findings set injected faults against errors seen
 	}
-	f.open.addTo(doc.Options)
+	f.open.AddTo(doc.Options)
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -165,7 +165,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap(),
-			Interval: f.open.interval, OnInterval: live.Interval},
+			Interval: f.open.Interval, OnInterval: live.Interval},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -175,9 +175,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			progress.step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
-			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
-				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
-			f.open.openLoopInto(&r, res)
+			r := analysis.StepResult(res, string(strategy), &f.open.OpenSettings)
 			report.WarnRateShort(stderr, &r)
 			doc.Results = append(doc.Results, r)
 			hists = append(hists, res.Histograms)

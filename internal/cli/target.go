@@ -82,7 +82,7 @@ func (tf *targetFlags) config(raw string, fs *pflag.FlagSet, def labDefaults, ru
 		}
 		return cfg, nil
 	}
-	cfg.LabAPI = tf.lab.api
+	cfg.LabAPI = tf.lab.API
 	if !fs.Changed("lab-api") && def.api != "" {
 		cfg.LabAPI = def.api
 	}
@@ -92,7 +92,7 @@ func (tf *targetFlags) config(raw string, fs *pflag.FlagSet, def labDefaults, ru
 	}
 	lf := tf.lab
 	if !fs.Changed("tls") && def.tls {
-		lf.tls = true
+		lf.TLS = true
 	}
 	cfg.Lab, err = lf.config(nil, profile)
 	return cfg, err

@@ -1,0 +1,191 @@
+package lab
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/objbench/objbench/internal/units"
+)
+
+// Settings are the lab's knobs as a user writes them (the command line's
+// flags): raw sizes, rates and fault lists, validated into a Config by
+// Config. RTT and Jitter of -1 mean "the profile's".
+type Settings struct {
+	API         string
+	TLS         bool
+	NoTLS       bool
+	TLSVersion  string
+	RTT, Jitter time.Duration
+	Bandwidth   string
+	ServiceTime time.Duration
+	IdleTimeout time.Duration
+	Faults      string
+	Port        int
+	Loss, Queue string
+	MTU         int
+	DNSTime     time.Duration
+	DNSTTL      time.Duration
+	RecvBuffer  string
+	SendBuffer  string
+}
+
+// Config validates the settings into a lab configuration serving apis
+// over profile. Every error is the user's to fix (a usage error), and
+// names the setting by its flag.
+func (lf Settings) Config(apis []string, profile string) (Config, error) {
+	cfg := Config{APIs: apis, Profile: profile, ServiceTime: lf.ServiceTime, IdleTimeout: lf.IdleTimeout, Port: lf.Port,
+		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL}
+	prof, err := LookupProfile(profile)
+	if err != nil {
+		return cfg, err
+	}
+	if lf.TLS && lf.NoTLS {
+		return cfg, errors.New("--tls and --no-tls contradict each other")
+	}
+	// Every cloud endpoint speaks HTTPS: so does every profile but local.
+	cfg.TLS = lf.TLS || (prof.Name != "local" && !lf.NoTLS)
+	if lf.MTU < 576 || lf.MTU > 65535 {
+		return cfg, fmt.Errorf("--mtu %d: use 576 (the IPv4 minimum) to 65535", lf.MTU)
+	}
+	if lf.DNSTime < 0 || lf.DNSTime > 10*time.Second {
+		return cfg, fmt.Errorf("--dns-time %s: use a lookup time from 0 to 10s", lf.DNSTime)
+	}
+	if lf.DNSTTL < 0 {
+		return cfg, fmt.Errorf("--dns-ttl %s: must not be negative", lf.DNSTTL)
+	}
+	if lf.Loss != "" {
+		loss, err := ParseLoss(lf.Loss)
+		if err != nil {
+			return cfg, fmt.Errorf("--loss: %w", err)
+		}
+		cfg.Loss = &loss
+	}
+	if lf.Queue != "" {
+		if cfg.Queue, err = ParseQueue(lf.Queue, lf.MTU); err != nil {
+			return cfg, fmt.Errorf("--queue: %w", err)
+		}
+	}
+	for _, b := range []struct {
+		name, v string
+		dst     *int
+	}{{"recv-buffer", lf.RecvBuffer, &cfg.RecvBuffer}, {"send-buffer", lf.SendBuffer, &cfg.SendBuffer}} {
+		if b.v == "" {
+			continue
+		}
+		n, err := units.ParseSize(b.v)
+		if err != nil || n < 4096 || n > 1<<30 {
+			return cfg, fmt.Errorf("--%s %q: use a size from 4KiB to 1GiB", b.name, b.v)
+		}
+		*b.dst = int(n)
+	}
+	switch lf.TLSVersion {
+	case "1.3", "":
+		cfg.TLSVersion = tls.VersionTLS13
+	case "1.2":
+		cfg.TLSVersion = tls.VersionTLS12
+	default:
+		return cfg, fmt.Errorf("--tls-version %q: use 1.2 or 1.3", lf.TLSVersion)
+	}
+	if lf.RTT != -1 {
+		if lf.RTT < 0 || lf.RTT > 10*time.Second {
+			return cfg, fmt.Errorf("--rtt %s: use a round trip from 0 to 10s", lf.RTT)
+		}
+		rtt := lf.RTT
+		cfg.RTT = &rtt
+	}
+	if lf.Jitter != -1 {
+		if lf.Jitter < 0 || lf.Jitter > 10*time.Second {
+			return cfg, fmt.Errorf("--jitter %s: use a jitter from 0 to 10s", lf.Jitter)
+		}
+		jitter := lf.Jitter
+		cfg.Jitter = &jitter
+	}
+	if lf.Bandwidth != "" {
+		bw, err := ParseBandwidth(lf.Bandwidth)
+		if err != nil {
+			return cfg, fmt.Errorf("--bandwidth: %w", err)
+		}
+		cfg.Bandwidth = &bw
+	}
+	if lf.ServiceTime < 0 || lf.IdleTimeout <= 0 {
+		return cfg, errors.New("--service-time must not be negative and --idle-timeout must be positive")
+	}
+	if lf.Port < 0 || lf.Port > 65535 {
+		return cfg, fmt.Errorf("--port %d: use 1-65535, or 0 for free ports", lf.Port)
+	}
+	f, err := ParseFaults(lf.Faults)
+	if err != nil {
+		return cfg, fmt.Errorf("--fault: %w", err)
+	}
+	cfg.Faults = f
+	return cfg, nil
+}
+
+// StartAll starts a lab serving every API it can: s3, gcs and azure, or
+// s3 and gcs alone when Azurite is missing (noAzure). A start that fails
+// for another reason is returned as it is.
+func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure bool, err error) {
+	cfg.APIs = []string{"s3", "gcs", "azure"}
+	l, err = Start(ctx, cfg)
+	if errors.Is(err, ErrNoAzurite) {
+		noAzure = true
+		cfg.APIs = cfg.APIs[:2]
+		l, err = Start(ctx, cfg)
+	}
+	return l, cfg.APIs, noAzure, err
+}
+
+// tlsModes are the TLS modes lab check measures: plain and TLS, unless
+// the settings pick one.
+func (lf Settings) tlsModes() []bool {
+	switch {
+	case lf.TLS:
+		return []bool{true}
+	case lf.NoTLS:
+		return []bool{false}
+	}
+	return []bool{false, true}
+}
+
+// CheckModes runs Check (through the s3 endpoint) on a lab per TLS mode
+// (see tlsModes) serving every API it can, so that every provider's client
+// is checked: noAzure is called when Azurite is missing. each sees every
+// mode's lab while it is open, the mode's name and its rows. failed counts
+// the rows outside tolerance. The settings must be valid (Config).
+func (lf Settings) CheckModes(ctx context.Context, profile string, o CheckOptions, noAzure func(), each func(l *Lab, mode string, rows []CheckRow)) (failed int, err error) {
+	for _, useTLS := range lf.tlsModes() {
+		s := lf
+		s.TLS, s.NoTLS = useTLS, !useTLS
+		cfg, err := s.Config(nil, profile)
+		if err != nil {
+			return failed, err
+		}
+		l, _, missing, err := StartAll(ctx, cfg)
+		if err != nil {
+			return failed, fmt.Errorf("lab: %w", err)
+		}
+		if missing && noAzure != nil {
+			noAzure()
+		}
+		rows, err := l.Check(ctx, "s3", o)
+		if err != nil {
+			l.Close()
+			return failed, err
+		}
+		mode := "plain HTTP"
+		if useTLS {
+			mode = "TLS " + s.TLSVersion
+		}
+		for _, r := range rows {
+			if !r.Pass {
+				failed++
+			}
+		}
+		each(l, mode, rows)
+		l.Close()
+	}
+	return failed, nil
+}

@@ -1,0 +1,126 @@
+package lab
+
+import (
+	"crypto/tls"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// defaults are the command line's defaults for the lab's flags.
+func defaults() Settings {
+	return Settings{API: "s3", TLSVersion: "1.3", RTT: -1, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500,
+		DNSTTL: 5 * time.Second, RecvBuffer: "6MiB", SendBuffer: "4MiB"}
+}
+
+func TestSettingsConfig(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		profile string
+		edit    func(*Settings)
+		check   func(*testing.T, Config)
+		err     string
+	}{
+		{name: "local is plain HTTP", check: func(t *testing.T, c Config) {
+			if c.TLS || c.RTT != nil || c.Jitter != nil || c.Bandwidth != nil || c.Loss != nil || c.Queue != 0 {
+				t.Errorf("local defaults: %+v", c)
+			}
+			if c.TLSVersion != tls.VersionTLS13 || c.RecvBuffer != 6<<20 || c.SendBuffer != 4<<20 || c.MTU != 1500 {
+				t.Errorf("defaults: TLS version %x, buffers %d/%d, MTU %d", c.TLSVersion, c.RecvBuffer, c.SendBuffer, c.MTU)
+			}
+		}},
+		{name: "a network profile serves HTTPS", profile: "cross-region", check: func(t *testing.T, c Config) {
+			if !c.TLS {
+				t.Error("cross-region: TLS off")
+			}
+		}},
+		{name: "--no-tls on a network profile", profile: "cross-region", edit: func(s *Settings) { s.NoTLS = true }, check: func(t *testing.T, c Config) {
+			if c.TLS {
+				t.Error("--no-tls: TLS on")
+			}
+		}},
+		{name: "--tls on local", edit: func(s *Settings) { s.TLS = true }, check: func(t *testing.T, c Config) {
+			if !c.TLS {
+				t.Error("--tls: TLS off")
+			}
+		}},
+		{name: "--tls and --no-tls", edit: func(s *Settings) { s.TLS, s.NoTLS = true, true }, err: "contradict"},
+		{name: "TLS 1.2", edit: func(s *Settings) { s.TLSVersion = "1.2" }, check: func(t *testing.T, c Config) {
+			if c.TLSVersion != tls.VersionTLS12 {
+				t.Errorf("TLS version %x", c.TLSVersion)
+			}
+		}},
+		{name: "TLS 1.1", edit: func(s *Settings) { s.TLSVersion = "1.1" }, err: "--tls-version"},
+		{name: "rtt, jitter, bandwidth override the profile", edit: func(s *Settings) {
+			s.RTT, s.Jitter, s.Bandwidth, s.Loss, s.Queue = 40*time.Millisecond, 0, "100Mbit", "1%", "100"
+		}, check: func(t *testing.T, c Config) {
+			if c.RTT == nil || *c.RTT != 40*time.Millisecond || c.Jitter == nil || *c.Jitter != 0 {
+				t.Errorf("rtt %v jitter %v", c.RTT, c.Jitter)
+			}
+			if c.Bandwidth == nil || *c.Bandwidth != 100e6 || c.Loss == nil || *c.Loss != 0.01 || c.Queue != 100*1500 {
+				t.Errorf("bandwidth %v loss %v queue %d", c.Bandwidth, c.Loss, c.Queue)
+			}
+		}},
+		{name: "rtt over 10s", edit: func(s *Settings) { s.RTT = 11 * time.Second }, err: "--rtt"},
+		{name: "negative jitter", edit: func(s *Settings) { s.Jitter = -2 }, err: "--jitter"},
+		{name: "mtu below IPv4's minimum", edit: func(s *Settings) { s.MTU = 575 }, err: "--mtu"},
+		{name: "mtu at IPv4's minimum", edit: func(s *Settings) { s.MTU = 576 }, check: func(t *testing.T, c Config) {
+			if c.MTU != 576 {
+				t.Errorf("MTU %d", c.MTU)
+			}
+		}},
+		{name: "dns time over 10s", edit: func(s *Settings) { s.DNSTime = 11 * time.Second }, err: "--dns-time"},
+		{name: "negative dns ttl", edit: func(s *Settings) { s.DNSTTL = -time.Second }, err: "--dns-ttl"},
+		{name: "receive buffer under 4KiB", edit: func(s *Settings) { s.RecvBuffer = "1KiB" }, err: "--recv-buffer"},
+		{name: "send buffer over 1GiB", edit: func(s *Settings) { s.SendBuffer = "2GiB" }, err: "--send-buffer"},
+		{name: "bad bandwidth", edit: func(s *Settings) { s.Bandwidth = "fast" }, err: "--bandwidth"},
+		{name: "bad loss", edit: func(s *Settings) { s.Loss = "lots" }, err: "--loss"},
+		{name: "zero idle timeout", edit: func(s *Settings) { s.IdleTimeout = 0 }, err: "--idle-timeout"},
+		{name: "negative service time", edit: func(s *Settings) { s.ServiceTime = -time.Millisecond }, err: "--service-time"},
+		{name: "port out of range", edit: func(s *Settings) { s.Port = 70000 }, err: "--port"},
+		{name: "bad fault", edit: func(s *Settings) { s.Faults = "explode=5%" }, err: "--fault"},
+		{name: "faults", edit: func(s *Settings) { s.Faults = "reset=2%" }, check: func(t *testing.T, c Config) {
+			if c.Faults == (Faults{}) {
+				t.Error("--fault reset=2%: no faults")
+			}
+		}},
+		{name: "unknown profile", profile: "moon", err: "moon"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := defaults()
+			if c.edit != nil {
+				c.edit(&s)
+			}
+			cfg, err := s.Config([]string{"s3"}, c.profile)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one naming %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(cfg.APIs, []string{"s3"}) {
+				t.Errorf("APIs %v", cfg.APIs)
+			}
+			c.check(t, cfg)
+		})
+	}
+}
+
+func TestSettingsTLSModes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tls, noTLS bool
+		want       []bool
+	}{{false, false, []bool{false, true}}, {true, false, []bool{true}}, {false, true, []bool{false}}} {
+		if got := (Settings{TLS: c.tls, NoTLS: c.noTLS}).tlsModes(); !slices.Equal(got, c.want) {
+			t.Errorf("tls %v no-tls %v: modes %v, want %v", c.tls, c.noTLS, got, c.want)
+		}
+	}
+}
