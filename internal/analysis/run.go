@@ -113,3 +113,13 @@ func FromDocument(meta results.Run, steps []results.Step, d document.Doc) *Run {
 	}
 	return r
 }
+
+// ProbeRuns are a probe's round documents as runs of command probe, as
+// they would be saved: for a report drawn from memory.
+func ProbeRuns(docs []*document.Document) []*Run {
+	var srs []*Run
+	for _, d := range docs {
+		srs = append(srs, &Run{Meta: results.Run{ID: d.RunID, Command: "probe", TargetURL: d.Target.URL, Labels: d.Labels}, Doc: d})
+	}
+	return srs
+}

@@ -65,7 +65,7 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		return err
 	}
 	var results []report.LabCheckMode
-	failed, err := lf.CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
+	failed, err := lab.Settings(*lf).CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
 	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
 		results = append(results, report.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})

@@ -11,7 +11,7 @@ import (
 )
 
 // labFlags configure the embedded lab, for `run` on the lab and for `lab`.
-type labFlags struct{ lab.Settings }
+type labFlags lab.Settings
 
 func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	if withAPI {
@@ -38,20 +38,9 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.Lookup("jitter").DefValue = "0s"
 }
 
-// changed reports lab flags set on the command line, for refusing them with a real target.
-func (lf *labFlags) changed(fs *pflag.FlagSet) []string {
-	var out []string
-	for _, n := range []string{"lab-api", "tls", "no-tls", "tls-version", "rtt", "jitter", "bandwidth", "loss", "queue", "mtu", "dns-time", "dns-ttl", "recv-buffer", "send-buffer", "service-time", "idle-timeout", "fault", "port"} {
-		if f := fs.Lookup(n); f != nil && f.Changed {
-			out = append(out, "--"+n)
-		}
-	}
-	return out
-}
-
 // config validates the flags into a lab configuration (usage errors).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
-	cfg, err := lf.Settings.Config(apis, profile)
+	cfg, err := lab.Settings(*lf).Config(apis, profile)
 	if err != nil {
 		return cfg, usageError{err}
 	}

@@ -71,9 +71,7 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 	}
 	h := func(ctx context.Context, event json.RawMessage) (json.RawMessage, error) {
 		out, err := p.Invoke(ctx, o, event)
-		if p.tracer != nil {
-			_ = p.tracer.Flush(ctx) // the instance may be frozen once we answer
-		}
+		_ = p.tel.Flush(ctx) // the instance may be frozen once we answer
 		return out, err
 	}
 	return h, func() { p.Close(context.Background()) }, nil

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,29 +17,26 @@ import (
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
+	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
-	"github.com/objbench/objbench/internal/units"
 )
 
 // probeFlags are shared by probe and serve.
 type probeFlags struct {
 	targetFlags
 	saveFlags
-	count   int
-	pool    int
-	size    string
-	prepare bool
-	conn    string
-	otlp    string
+	probe.Settings
+	conn string
+	otlp string
 }
 
 func (pf *probeFlags) register(fl *pflag.FlagSet) {
 	pf.targetFlags.register(fl)
 	pf.saveFlags.register(fl)
-	fl.IntVar(&pf.count, "count", 50, "GETs per round, one at a time")
-	fl.IntVar(&pf.pool, "pool", 10, "objects in the pool the keys are drawn from")
-	fl.StringVar(&pf.size, "size", "1KiB", "size of each pool object")
-	fl.BoolVar(&pf.prepare, "prepare", false, "create the pool objects that are missing (under objbench/probe/, or --prefix; they are kept for later rounds)")
+	fl.IntVar(&pf.Count, "count", 50, "GETs per round, one at a time")
+	fl.IntVar(&pf.Pool, "pool", 10, "objects in the pool the keys are drawn from")
+	fl.StringVar(&pf.Size, "size", "1KiB", "size of each pool object")
+	fl.BoolVar(&pf.Prepare, "prepare", false, "create the pool objects that are missing (under objbench/probe/, or --prefix; they are kept for later rounds)")
 	fl.StringVar(&pf.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2)")
 	fl.StringVar(&pf.otlp, "otlp", "", "export a trace of each round to this OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT)")
 	// A probe reads a kept pool: the upload styles and --force of the
@@ -53,15 +49,8 @@ func (pf *probeFlags) register(fl *pflag.FlagSet) {
 
 // options are the round options the flags give.
 func (pf *probeFlags) options() (probe.Options, error) {
-	size, err := units.ParseSize(pf.size)
-	if err != nil || size <= 0 {
-		return probe.Options{}, usagef("--size %q: use a size such as 1KiB", pf.size)
-	}
-	o := probe.Options{Count: pf.count, Pool: pf.pool, Size: size, Prepare: pf.prepare, Timeout: pf.timeout}
-	if pf.count <= 0 || pf.pool <= 0 {
-		return o, usagef("--count and --pool must be positive")
-	}
-	if _, err := o.WithDefaults(); err != nil {
+	o, err := pf.Settings.Options(pf.Timeout)
+	if err != nil {
 		return o, usageError{err}
 	}
 	return o, nil
@@ -70,9 +59,8 @@ func (pf *probeFlags) options() (probe.Options, error) {
 // prober is a probe.Prober with the telemetry the command line asked for.
 type prober struct {
 	*probe.Prober
-	metrics *telemetry.Metrics
-	tracer  *telemetry.Tracer
-	stderr  io.Writer
+	tel    *telemetry.Telemetry
+	stderr io.Writer
 }
 
 // openProber opens every target (the lab when none is given) with a
@@ -87,9 +75,6 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 	if err != nil {
 		return nil, usagef("--conn: %w", err)
 	}
-	if len(raws) == 0 {
-		raws = []string{""}
-	}
 	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
 	if !pf.noSave {
 		p.Store = func(run results.Run, steps []results.Step, kept []stats.Kept) { store(g, run, steps, kept, stderr) }
@@ -99,55 +84,20 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 			p.Close(context.Background())
 		}
 	}()
-	if ep := telemetry.OTLPEndpoint(pf.otlp); ep != "" {
-		if p.tracer, err = telemetry.NewTracer(ctx, ep, document.Version()); err != nil {
-			return nil, usageError{err}
-		}
-		p.tracer.Labels = labels
-		p.Hooks.OnRound = p.tracer.Round
-	}
-	if withMetrics {
-		p.metrics = telemetry.NewMetrics()
-		p.Hooks.OnSample = func(t *probe.Target, s *nettrace.Sample) { p.metrics.Observe(t.Info.URL, t.Strategy, s) }
-		p.Finished = func(r *probe.Round) { p.metrics.Round(r.Target.Info.URL, r.Failed) }
+	if p.tel, err = telemetry.Attach(ctx, p.Prober, telemetry.OTLPEndpoint(pf.otlp), document.Version(), withMetrics); err != nil {
+		return nil, usageError{err}
 	}
 	tf := pf.targetFlags
-	tf.persistent = true
-	seen := map[string]bool{}
-	for _, raw := range raws {
-		if seen[raw] {
-			continue
-		}
-		seen[raw] = true
-		env, err := openTarget(ctx, raw, &tf, fs, labDefaults{}, "")
-		if err != nil {
-			if len(raws) > 1 {
-				return nil, fmt.Errorf("%s: %w", orLab(raw), err)
-			}
-			return nil, err
-		}
-		if err := p.Add(ctx, env, strategy); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-func orLab(raw string) string {
-	if raw == "" {
-		return "lab"
-	}
-	return raw
+	tf.Persistent = true
+	return p, p.AddAll(ctx, raws, strategy, func(raw string) (*target.Env, error) {
+		return openTarget(ctx, raw, &tf, fs, labDefaults{}, "")
+	})
 }
 
 // Close flushes the traces and closes every client and lab.
 func (p *prober) Close(ctx context.Context) {
-	if p.tracer != nil {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		if err := p.tracer.Shutdown(ctx); err != nil {
-			fmt.Fprintf(p.stderr, "objbench: warning: %s\n", oneLine(err.Error()))
-		}
-		cancel()
+	if err := p.tel.Close(ctx); err != nil {
+		fmt.Fprintf(p.stderr, "objbench: warning: %s\n", oneLine(err.Error()))
 	}
 	p.Prober.Close()
 }
@@ -213,11 +163,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 				}
 			}
 			if pf.report != "" && len(docs) > 0 {
-				var srs []*analysis.Run
-				for _, d := range docs {
-					srs = append(srs, &analysis.Run{Meta: results.Run{ID: d.RunID, Command: "probe", TargetURL: d.Target.URL, Labels: d.Labels}, Doc: d})
-				}
-				if err := report.WriteHTMLFile(pf.report, report.PageInput(srs, "")); err != nil {
+				if err := report.WriteHTMLFile(pf.report, report.PageInput(analysis.ProbeRuns(docs), "")); err != nil {
 					return err
 				}
 			}
@@ -227,15 +173,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 			if runErr != nil {
 				return runErr
 			}
-			var failed, total int64
-			for _, r := range rounds {
-				failed += r.Failed
-				total += int64(len(r.Samples))
-			}
-			if failed > 0 {
-				return fmt.Errorf("%d of %d requests failed", failed, total)
-			}
-			return nil
+			return probe.Failed(rounds)
 		},
 	}
 	pf.register(cmd.Flags())

@@ -150,8 +150,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
-	if env.LabInfo != nil && f.lab.Faults != "" {
-		doc.Options["fault"] = f.lab.Faults // the findings set injected faults against errors seen
+	if env.LabInfo != nil && f.Lab.Faults != "" {
+		doc.Options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
 	f.open.AddTo(doc.Options)
 	keeper := stats.NewReservoir(f.keep)
@@ -164,7 +164,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	live := report.NewLiveStatus(stderr, !f.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap(),
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.update, Keep: keeper.Cap(),
 			Interval: f.open.Interval, OnInterval: live.Interval},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
@@ -188,7 +188,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	_, runErr := sess.Run(ctx)
 	progress.done()
 	interrupted := ctx.Err() != nil
-	if _, cerr := sess.Cleanup(2*time.Minute + f.timeout); cerr != nil {
+	if _, cerr := sess.Cleanup(2*time.Minute + f.Timeout); cerr != nil {
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.DurationS = time.Since(started).Seconds()

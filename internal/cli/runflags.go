@@ -102,7 +102,7 @@ func (f *runFlags) asMap(strategy nettrace.Strategy) map[string]string {
 		"gets": fmt.Sprint(f.gets), "op_sizes": f.opSizes, "op_count": fmt.Sprint(f.opCount),
 		"sizes": f.sizes, "size_count": fmt.Sprint(f.sizeCount), "concurrency": f.levels,
 		"concurrency_size": f.levelSize, "requests": fmt.Sprint(f.requests),
-		"duration": f.duration.String(), "timeout": f.timeout.String(), "max_attempts": fmt.Sprint(f.maxAttempts),
-		"upload": f.upload, "part_size": f.partSize, "client": f.client, "part_concurrency": fmt.Sprint(f.partConcurrency),
+		"duration": f.duration.String(), "timeout": f.Timeout.String(), "max_attempts": fmt.Sprint(f.maxAttempts),
+		"upload": f.Upload, "part_size": f.PartSize, "client": f.Client, "part_concurrency": fmt.Sprint(f.PartConcurrency),
 	}
 }

@@ -108,7 +108,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.metrics.Handler(), Log: stderr}
+	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
 	var targets []string
 	for _, t := range p.Targets {
 		targets = append(targets, t.Info.URL)

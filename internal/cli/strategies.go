@@ -120,7 +120,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	}
 	runID := document.NewRunID()
 	started := time.Now()
-	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{api: "gcs", profile: "cross-region"}, runID)
+	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{API: "gcs", Profile: "cross-region"}, runID)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		NewClient: func(spec load.StrategySpec) load.ClientFactory {
 			return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
 		},
-		Timeout: f.timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
+		Timeout: f.Timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
 		Objects: f.objects, Sizes: sizes, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
 		Progress: func(op string, size int64, spec load.StrategySpec) {
 			if progressOn {

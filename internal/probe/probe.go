@@ -229,3 +229,28 @@ func Run(ctx context.Context, t *Target, o Options, h Hooks) (*Round, error) {
 
 // Seq is the number of requests this target has made in this process.
 func (t *Target) Seq() int64 { return t.seq.Load() }
+
+// Settings are a round's flags as the user writes them; Options checks
+// them.
+type Settings struct {
+	Count, Pool int
+	Size        string
+	Prepare     bool
+}
+
+// Options checks the settings into round options with timeout per GET.
+// Every error is the user's to fix.
+func (s Settings) Options(timeout time.Duration) (Options, error) {
+	size, err := units.ParseSize(s.Size)
+	if err != nil || size <= 0 {
+		return Options{}, fmt.Errorf("--size %q: use a size such as 1KiB", s.Size)
+	}
+	o := Options{Count: s.Count, Pool: s.Pool, Size: size, Prepare: s.Prepare, Timeout: timeout}
+	if s.Count <= 0 || s.Pool <= 0 {
+		return o, errors.New("--count and --pool must be positive")
+	}
+	if _, err := o.WithDefaults(); err != nil {
+		return o, err
+	}
+	return o, nil
+}

@@ -176,3 +176,51 @@ func (p *Prober) Close() {
 		e.Close()
 	}
 }
+
+// AddAll resolves each raw target once (open: a URL, lab[:PROFILE], or ""
+// for the lab; none given is the lab) and adds it with strategy. With
+// several, an error names the target it came from.
+func (p *Prober) AddAll(ctx context.Context, raws []string, strategy nettrace.Strategy, open func(raw string) (*target.Env, error)) error {
+	if len(raws) == 0 {
+		raws = []string{""}
+	}
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		if seen[raw] {
+			continue
+		}
+		seen[raw] = true
+		env, err := open(raw)
+		if err != nil {
+			if len(raws) > 1 {
+				return fmt.Errorf("%s: %w", orLab(raw), err)
+			}
+			return err
+		}
+		if err := p.Add(ctx, env, strategy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orLab(raw string) string {
+	if raw == "" {
+		return "lab"
+	}
+	return raw
+}
+
+// Failed is the error of rounds in which a request failed: how many of how
+// many; nil when every request succeeded.
+func Failed(rounds []*Round) error {
+	var failed, total int64
+	for _, r := range rounds {
+		failed += r.Failed
+		total += int64(len(r.Samples))
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d requests failed", failed, total)
+	}
+	return nil
+}

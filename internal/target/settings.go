@@ -1,0 +1,83 @@
+package target
+
+import (
+	"strings"
+	"time"
+
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/units"
+)
+
+// Settings are the target flags of every command that reaches a bucket,
+// as the user writes them; Config checks them into a Config.
+type Settings struct {
+	Endpoint, Region, Profile string
+	Timeout                   time.Duration
+	Prefix                    string
+	Force, CreateBucket       bool
+	Upload, PartSize          string
+	Client                    string
+	PartConcurrency           int
+	Lab                       lab.Settings
+	// Persistent (probe, serve) keeps objects under objbench/probe/ (or
+	// Prefix) across runs: the prefix need not be empty, and nothing is
+	// deleted there.
+	Persistent bool
+}
+
+// LabDefaults let a command choose the lab it runs on without a TARGET.
+type LabDefaults struct {
+	API, Profile string
+	TLS          bool
+}
+
+// LabFlags are the flags that set up the embedded lab: given with a real
+// target, they are refused rather than ignored.
+var LabFlags = []string{"lab-api", "tls", "no-tls", "tls-version", "rtt", "jitter", "bandwidth", "loss", "queue", "mtu", "dns-time", "dns-ttl", "recv-buffer", "send-buffer", "service-time", "idle-timeout", "fault", "port"}
+
+// Config checks the settings for raw (a URL, "lab[:PROFILE]" or "" for
+// the lab) into a target configuration; changed says which flags the user
+// gave (a lab default yields to them). Every error is a UsageError.
+func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) bool, runID string) (Config, error) {
+	cfg := Config{URL: raw, Endpoint: s.Endpoint, Region: s.Region, Profile: s.Profile, Timeout: s.Timeout,
+		Prefix: s.Prefix, Force: s.Force, CreateBucket: s.CreateBucket, Persistent: s.Persistent,
+		PartConcurrency: s.PartConcurrency, Client: s.Client, RunID: runID}
+	var err error
+	if cfg.Upload, err = storage.ParseUploadStyle(s.Upload); err != nil {
+		return cfg, usagef("--upload: %w", err)
+	}
+	if s.PartSize != "" {
+		if cfg.PartSize, err = units.ParseSize(s.PartSize); err != nil || cfg.PartSize == 0 {
+			return cfg, usagef("--part-size %q: use a size such as 8MiB", s.PartSize)
+		}
+	}
+	if !IsLab(raw) {
+		var given []string
+		for _, n := range LabFlags {
+			if changed(n) {
+				given = append(given, "--"+n)
+			}
+		}
+		if len(given) > 0 {
+			return cfg, usagef("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(given, ", "), raw)
+		}
+		return cfg, nil
+	}
+	cfg.LabAPI = s.Lab.API
+	if !changed("lab-api") && def.API != "" {
+		cfg.LabAPI = def.API
+	}
+	profile := LabProfile(raw)
+	if profile == "" {
+		profile = def.Profile
+	}
+	ls := s.Lab
+	if !changed("tls") && def.TLS {
+		ls.TLS = true
+	}
+	if cfg.Lab, err = ls.Config(nil, profile); err != nil {
+		return cfg, UsageError{err}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,86 @@
+package target
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/storage"
+)
+
+func TestSettingsConfig(t *testing.T) {
+	t.Parallel()
+	base := Settings{Timeout: 30 * time.Second, Upload: "auto", Client: storage.ClientSDK,
+		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: -1, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500}}
+	gcsCross := LabDefaults{API: "gcs", Profile: "cross-region"}
+	cases := []struct {
+		name    string
+		raw     string
+		def     LabDefaults
+		changed []string
+		edit    func(*Settings)
+		check   func(*testing.T, Config)
+		err     string
+	}{
+		{name: "a bucket keeps its settings", raw: "s3://b/p", edit: func(s *Settings) { s.Upload, s.PartSize, s.Prefix = "multipart", "8MiB", "x" },
+			check: func(t *testing.T, c Config) {
+				if c.URL != "s3://b/p" || c.Upload != storage.UploadMultipart || c.PartSize != 8<<20 || c.Prefix != "x" || c.RunID != "id" || c.LabAPI != "" {
+					t.Errorf("config %+v", c)
+				}
+			}},
+		{name: "lab flags refused on a bucket", raw: "s3://b", changed: []string{"rtt", "fault"}, err: "--rtt, --fault apply to the embedded lab only"},
+		{name: "a non-lab flag is fine on a bucket", raw: "s3://b", changed: []string{"timeout"}, check: func(*testing.T, Config) {}},
+		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, err: "--upload"},
+		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, err: "--part-size"},
+		{name: "the command's lab defaults", def: gcsCross, check: func(t *testing.T, c Config) {
+			if c.LabAPI != "gcs" || c.Lab.Profile != "cross-region" || !c.Lab.TLS {
+				t.Errorf("lab api %q profile %q tls %v", c.LabAPI, c.Lab.Profile, c.Lab.TLS)
+			}
+		}},
+		{name: "--lab-api given beats the command's default", def: gcsCross, changed: []string{"lab-api"}, check: func(t *testing.T, c Config) {
+			if c.LabAPI != "s3" {
+				t.Errorf("lab api %q", c.LabAPI)
+			}
+		}},
+		{name: "lab:PROFILE beats the command's default", raw: "lab:same-region", def: gcsCross, check: func(t *testing.T, c Config) {
+			if c.Lab.Profile != "same-region" {
+				t.Errorf("profile %q", c.Lab.Profile)
+			}
+		}},
+		{name: "a TLS default on local", def: LabDefaults{TLS: true}, check: func(t *testing.T, c Config) {
+			if !c.Lab.TLS {
+				t.Error("TLS off")
+			}
+		}},
+		{name: "--tls given (off) beats a TLS default", def: LabDefaults{TLS: true}, changed: []string{"tls"}, check: func(t *testing.T, c Config) {
+			if c.Lab.TLS {
+				t.Error("TLS on")
+			}
+		}},
+		{name: "a bad lab setting is a usage error", raw: "lab", edit: func(s *Settings) { s.Lab.MTU = 10 }, err: "--mtu"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := base
+			if c.edit != nil {
+				c.edit(&s)
+			}
+			changed := func(n string) bool { return strings.Contains(","+strings.Join(c.changed, ",")+",", ","+n+",") }
+			cfg, err := s.Config(c.raw, c.def, changed, "id")
+			if c.err != "" {
+				var ue UsageError
+				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ue) {
+					t.Fatalf("error %v, want a usage error naming %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, cfg)
+		})
+	}
+}
