@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 )
@@ -136,7 +137,7 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 // run exits as such, else with runErr.
 func finish(g *globals, sf *saveFlags, output string, jsonOut bool, d document.Doc, text func(io.Writer) error,
 	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
-	if err := writeOutput(output, stdout, func(w io.Writer) error {
+	if err := report.WriteOutput(output, stdout, func(w io.Writer) error {
 		if jsonOut {
 			b, err := document.Encode(d)
 			if err == nil {

@@ -5,12 +5,10 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -97,24 +94,15 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if err != nil {
 		return err
 	}
-	if f.objects <= 0 || f.parallel <= 0 {
-		return usagef("--objects and --parallel must be positive")
-	}
-	sizes, err := units.ParseSizes(f.sizes)
+	sizes, skipDownloads, err := load.CheckStrategies(f.objects, f.parallel, f.sizes, f.ops)
 	if err != nil {
-		return usagef("--size: %w", err)
-	}
-	skipDownloads := false
-	switch strings.ReplaceAll(f.ops, " ", "") {
-	case "put,get", "get,put", "get":
-	case "put":
-		skipDownloads = true
-	default:
-		return usagef("--ops %q: use put, get or put,get", f.ops)
+		return usageError{err}
 	}
 	var keys []string
 	if f.keysFrom != "" {
-		if keys, err = readKeys(f.keysFrom); err != nil {
+		if keys, err = load.ReadKeys(f.keysFrom); errors.Is(err, load.ErrNoKeys) {
+			return usageError{err}
+		} else if err != nil {
 			return err
 		}
 	}
@@ -130,11 +118,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 			keys[i] = env.Target.Prefix + k
 		}
 	}
-	sdkUpload := storage.UploadAuto
-	if env.Target.Scheme == "gs" {
-		sdkUpload = storage.UploadResumable
-	}
-	specs := load.Strategies(sdkUpload, f.parallel)
+	specs := load.Strategies(load.SDKUpload(env.Target.Scheme), f.parallel)
 	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", runID, started)}
 	doc.Target, doc.Lab, doc.Labels = env.Info(), env.LabInfo, labels
 	doc.Options = map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
@@ -173,49 +157,4 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	}
 	textOf := func(w io.Writer) error { return report.WriteStrategiesText(w, doc) }
 	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)
-}
-
-// readKeys reads one key per line, skipping blanks and # comments.
-func readKeys(path string) ([]string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--keys-from: %w", err)
-	}
-	defer fh.Close()
-	var keys []string
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		if k := strings.TrimSpace(sc.Text()); k != "" && !strings.HasPrefix(k, "#") {
-			keys = append(keys, k)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--keys-from: %w", err)
-	}
-	if len(keys) == 0 {
-		return nil, usagef("--keys-from %s names no key", path)
-	}
-	return keys, nil
-}
-
-// writeOutput runs write on stdout, or on FILE when -o FILE is given.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
-		if err := write(stdout); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
-		return nil
-	}
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	if err := write(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("write output: %w", err)
-	}
-	if err := fh.Close(); err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -27,6 +28,29 @@ func WriteHTMLFile(path string, in HTMLInput) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// WriteOutput runs write on stdout, or on a file created at path when
+// path is given (-o FILE).
+func WriteOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" {
+		if err := write(stdout); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	if err := write(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write output: %w", err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("output: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,75 @@
+package load
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/objbench/objbench/internal/storage"
+)
+
+func TestCheckStrategies(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		objects, parallel int
+		sizes, ops        string
+		want              []int64
+		skip              bool
+		err               string
+	}{
+		{50, 16, "0,7KiB", "put,get", []int64{0, 7 << 10}, false, ""},
+		{50, 16, "1KiB", "get, put", []int64{1 << 10}, false, ""},
+		{50, 16, "1KiB", "get", []int64{1 << 10}, false, ""},
+		{50, 16, "1KiB", "put", []int64{1 << 10}, true, ""},
+		{0, 16, "1KiB", "put", nil, false, "--objects and --parallel"},
+		{50, 0, "1KiB", "put", nil, false, "--objects and --parallel"},
+		{50, 16, "huge", "put", nil, false, "--size"},
+		{50, 16, "1KiB", "list", nil, false, "--ops"},
+	}
+	for _, c := range cases {
+		got, skip, err := CheckStrategies(c.objects, c.parallel, c.sizes, c.ops)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: error %v, want one naming %q", c, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) || skip != c.skip {
+			t.Errorf("%+v: sizes %v skip %v err %v", c, got, skip, err)
+		}
+	}
+}
+
+func TestSDKUpload(t *testing.T) {
+	t.Parallel()
+	for scheme, want := range map[string]storage.UploadStyle{"gs": storage.UploadResumable, "s3": storage.UploadAuto, "az": storage.UploadAuto} {
+		if got := SDKUpload(scheme); got != want {
+			t.Errorf("%s: %v, want %v", scheme, got, want)
+		}
+	}
+}
+
+func TestReadKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	keys, err := ReadKeys(write("keys.txt", "# mine\na/1\n\n  b/2  \n#c\n"))
+	if err != nil || !slices.Equal(keys, []string{"a/1", "b/2"}) {
+		t.Errorf("keys %q, %v", keys, err)
+	}
+	if _, err := ReadKeys(write("empty.txt", "# none\n\n")); !errors.Is(err, ErrNoKeys) {
+		t.Errorf("a file of comments: %v, want ErrNoKeys", err)
+	}
+	if _, err := ReadKeys(filepath.Join(dir, "missing")); err == nil || errors.Is(err, ErrNoKeys) || !strings.Contains(err.Error(), "--keys-from") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
