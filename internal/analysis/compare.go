@@ -294,3 +294,38 @@ func ChangedFirst(steps []StepComparison) []StepComparison {
 	}
 	return out
 }
+
+// CompareAll compares the first of the saved runs ids names with each of
+// the others, in order, each comparison with its findings.
+func CompareAll(ctx context.Context, st *results.Store, ids []string) ([]Comparison, error) {
+	var runs []*Run
+	for _, id := range ids {
+		sr, err := Load(ctx, st, id)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, sr)
+	}
+	samples := NewSampleCache(st)
+	var comps []Comparison
+	for _, b := range runs[1:] {
+		c, err := Compare(ctx, samples, runs[0], b)
+		if err != nil {
+			return nil, err
+		}
+		AnnotateComparison(&c)
+		comps = append(comps, c)
+	}
+	return comps, nil
+}
+
+// AnnotateSaved gives a saved run read back its findings and cost at
+// prices (runs saved before findings existed get them; --prices reprices).
+func AnnotateSaved(sr *Run, p Prices) {
+	switch {
+	case sr.Doc != nil:
+		Annotate(sr.Doc, p)
+	case sr.Strategies != nil:
+		AnnotateStrategies(sr.Strategies, p)
+	}
+}

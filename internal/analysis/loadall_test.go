@@ -47,3 +47,43 @@ func TestLoadAll(t *testing.T) {
 		t.Error("an unknown ID: want an error")
 	}
 }
+
+func TestCompareAllAndAnnotateSaved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var ids []string
+	for i, target := range []string{"s3://a", "s3://b", "s3://c"} {
+		id := document.NewRunID()
+		d := &document.Document{Envelope: document.NewEnvelope("run", id, time.Date(2026, 11, 23, 12, i, 0, 0, time.UTC))}
+		d.Target.URL, d.Target.Provider = target, "s3"
+		d.Results = []document.Result{{Op: "get", Count: 10, RequestsPerOp: 1, WallS: 1}}
+		run, err := results.NewRun(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Save(ctx, run, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	comps, err := CompareAll(ctx, st, ids)
+	if err != nil || len(comps) != 2 {
+		t.Fatalf("%d comparisons, %v; want the first run against each other", len(comps), err)
+	}
+	if _, err := CompareAll(ctx, st, []string{ids[0], "nope"}); err == nil {
+		t.Error("an unknown run: want an error")
+	}
+	sr, err := Load(ctx, st, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	AnnotateSaved(sr, DefaultPrices())
+	if sr.Doc.Cost == nil {
+		t.Error("a saved run read back: no cost after AnnotateSaved")
+	}
+}

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/analysis"
-
-	"github.com/objbench/objbench/internal/document"
-
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 )
@@ -39,33 +35,15 @@ finishes a transfer sooner (seed 001: "GCS finishes sooner than Azure above ~1 M
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			var comps []analysis.Comparison
-			err := g.withStore(ctx, func(st *results.Store) error {
-				var runs []*analysis.Run
-				for _, id := range args {
-					sr, err := analysis.Load(ctx, st, id)
-					if err != nil {
-						return err
-					}
-					runs = append(runs, sr)
-				}
-				samples := analysis.NewSampleCache(st)
-				for _, b := range runs[1:] {
-					c, err := analysis.Compare(ctx, samples, runs[0], b)
-					if err != nil {
-						return err
-					}
-					analysis.AnnotateComparison(&c)
-					comps = append(comps, c)
-				}
-				return nil
+			err := g.withStore(ctx, func(st *results.Store) (err error) {
+				comps, err = analysis.CompareAll(ctx, st, args)
+				return err
 			})
 			if err != nil {
 				return err
 			}
 			if jsonOut {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"schema": document.Schema, "comparisons": comps})
+				return report.WriteComparisonsJSON(stdout, comps)
 			}
 			for _, c := range comps {
 				report.WriteComparison(stdout, c)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
-	"github.com/objbench/objbench/internal/stats"
 )
 
 func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {
@@ -38,7 +36,7 @@ interval histograms of total latency in the HdrHistogram interval log format).`,
 				}
 				return report.WriteCSV(stdout, sr.Doc)
 			case "series", "hdrlog":
-				return exportSeries(stdout, sr, format)
+				return report.WriteSeries(stdout, sr, format)
 			case "samples":
 				return report.WriteSamplesCSV(stdout, sr, func(fn func(results.SampleRow) error) error {
 					return st.Samples(ctx, sr.Meta.ID, fn)
@@ -48,28 +46,4 @@ interval histograms of total latency in the HdrHistogram interval log format).`,
 		}, g)
 	cmd.Flags().StringVar(&format, "format", "json", "json, csv, samples, series (results per interval, CSV) or hdrlog (HdrHistogram interval log)")
 	return cmd
-}
-
-// exportSeries writes a run's results over time as CSV or an HdrHistogram log.
-func exportSeries(w io.Writer, sr *analysis.Run, format string) error {
-	if sr.Doc == nil {
-		return fmt.Errorf("run %s is a %s run: %s exports run results over time; use --format json", sr.Meta.ID, sr.Meta.Command, format)
-	}
-	var steps []report.SeriesStep
-	for _, s := range sr.Steps {
-		b := s.Histograms[stats.SeriesMetric]
-		if len(b) == 0 || s.Index >= len(sr.Doc.Results) {
-			continue
-		}
-		ivs, err := stats.DecodeSeries(b)
-		if err != nil {
-			return fmt.Errorf("step %d: %w", s.Index, err)
-		}
-		steps = append(steps, report.SeriesStep{Index: s.Index, Result: sr.Doc.Results[s.Index], Series: ivs})
-	}
-	sort.Slice(steps, func(i, j int) bool { return steps[i].Index < steps[j].Index })
-	if format == "hdrlog" {
-		return report.WriteHdrLog(w, float64(sr.Meta.StartedAt.UnixNano())/1e9, steps)
-	}
-	return report.WriteSeriesCSV(w, steps)
 }

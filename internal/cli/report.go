@@ -5,8 +5,6 @@ import (
 
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -55,29 +53,4 @@ Give several runs (two targets, two environments) to put them side by side.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "report.html", "the HTML file to write (- for standard output)")
 	cmd.Flags().StringVar(&title, "title", "", "the page title (default: the runs' names)")
 	return cmd
-}
-
-// reportAfterRun writes --report FILE for a run that just finished, from
-// memory, so it works with --no-save too.
-func reportAfterRun(path string, sr *analysis.Run, stderr io.Writer) error {
-	if path == "" {
-		return nil
-	}
-	if err := report.WriteHTMLFile(path, report.PageInput([]*analysis.Run{sr}, "")); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "wrote %s\n", path)
-	return nil
-}
-
-// checkReportPath fails before a run starts when --report cannot be written.
-func checkReportPath(path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usagef("--report %s: folder %s does not exist", path, dir)
-	}
-	return nil
 }

@@ -89,8 +89,8 @@ func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.keep < 0 {
 		return nil, usagef("--keep-samples must not be negative")
 	}
-	if err := checkReportPath(sf.report); err != nil {
-		return nil, err
+	if err := report.CheckPath(sf.report); err != nil {
+		return nil, usageError{err}
 	}
 	return parseLabels(sf.labels)
 }
@@ -114,7 +114,7 @@ func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]b
 	if sf.report == "" {
 		return nil
 	}
-	return reportAfterRun(sf.report, analysis.FromDocument(run, steps, d), stderr)
+	return report.WriteAfterRun(sf.report, analysis.FromDocument(run, steps, d), stderr)
 }
 
 // store saves a run in the results database; a failure is a warning.

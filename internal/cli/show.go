@@ -26,21 +26,12 @@ func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch {
-			case jsonOut:
+			if jsonOut {
 				_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
 				return err
-			case sr.Doc != nil:
-				analysis.Annotate(sr.Doc, prices) // runs saved before findings get them; --prices reprices
-				return vf.text(sr.Doc)(stdout)
-			case sr.Strategies != nil:
-				analysis.AnnotateStrategies(sr.Strategies, prices)
-				return report.WriteStrategiesText(stdout, sr.Strategies)
-			case sr.Startup != nil:
-				return report.WriteStartupText(stdout, sr.Startup)
 			}
-			_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
-			return err
+			analysis.AnnotateSaved(sr, prices) // runs saved before findings get them; --prices reprices
+			return report.WriteSaved(stdout, sr, vf.detail)
 		}, g)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the stored JSON document")
 	vf.register(cmd.Flags(), true)

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/stats"
 )
 
@@ -56,4 +58,11 @@ func mbpsCell(v float64) string {
 
 func changeCell(c stats.Change) string {
 	return fmt.Sprintf("%+.2f [%+.2f, %+.2f]", c.Delta, c.Lo, c.Hi)
+}
+
+// WriteComparisonsJSON prints compare's {"schema", "comparisons"}.
+func WriteComparisonsJSON(w io.Writer, comps []analysis.Comparison) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"schema": document.Schema, "comparisons": comps})
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/objbench/objbench/internal/analysis"
 )
 
 // WriteHTMLFile writes the page to path through a file next to path and renames it into place,
@@ -51,6 +53,32 @@ func WriteOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 	}
 	if err := fh.Close(); err != nil {
 		return fmt.Errorf("output: %w", err)
+	}
+	return nil
+}
+
+// WriteAfterRun writes --report FILE for a run that just finished, from
+// memory (so it works with --no-save too), and says so on stderr.
+func WriteAfterRun(path string, sr *analysis.Run, stderr io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	if err := WriteHTMLFile(path, PageInput([]*analysis.Run{sr}, "")); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", path)
+	return nil
+}
+
+// CheckPath fails before a run starts when --report cannot be written:
+// its folder is not there.
+func CheckPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--report %s: folder %s does not exist", path, dir)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/stats"
 )
@@ -155,4 +156,48 @@ func overTimeFigures(runs []HTMLRun) []figure {
 			figure{"The most operations in flight at once in each interval.", infl.svg()})
 	}
 	return out
+}
+
+// WriteSeries writes a saved run's results over time as CSV (format
+// series) or an HdrHistogram interval log (hdrlog); a document other than
+// a run's has none.
+func WriteSeries(w io.Writer, sr *analysis.Run, format string) error {
+	if sr.Doc == nil {
+		return fmt.Errorf("run %s is a %s run: %s exports run results over time; use --format json", sr.Meta.ID, sr.Meta.Command, format)
+	}
+	var steps []SeriesStep
+	for _, s := range sr.Steps {
+		b := s.Histograms[stats.SeriesMetric]
+		if len(b) == 0 || s.Index >= len(sr.Doc.Results) {
+			continue
+		}
+		ivs, err := stats.DecodeSeries(b)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", s.Index, err)
+		}
+		steps = append(steps, SeriesStep{Index: s.Index, Result: sr.Doc.Results[s.Index], Series: ivs})
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Index < steps[j].Index })
+	if format == "hdrlog" {
+		return WriteHdrLog(w, float64(sr.Meta.StartedAt.UnixNano())/1e9, steps)
+	}
+	return WriteSeriesCSV(w, steps)
+}
+
+// WriteSaved prints a saved run's text again: a run's or probe's summary
+// (every table with detail), the strategies or startup tables, else its
+// stored JSON document.
+func WriteSaved(w io.Writer, sr *analysis.Run, detail bool) error {
+	switch {
+	case sr.Doc != nil && detail:
+		return WriteDetail(w, sr.Doc)
+	case sr.Doc != nil:
+		return WriteSummary(w, sr.Doc)
+	case sr.Strategies != nil:
+		return WriteStrategiesText(w, sr.Strategies)
+	case sr.Startup != nil:
+		return WriteStartupText(w, sr.Startup)
+	}
+	_, err := fmt.Fprintf(w, "%s\n", sr.Meta.Document)
+	return err
 }
