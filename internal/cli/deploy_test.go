@@ -100,8 +100,7 @@ func TestDeployFiles(t *testing.T) {
 			continue
 		}
 		listen, _ := cmd.Flags().GetString("listen")
-		f := serveFlags{listen: listen}
-		addr, err := f.listenAddr()
+		addr, err := probe.ListenAddr(listen, os.Getenv("PORT"))
 		if err != nil {
 			t.Errorf("%s: --listen: %v", c.file, err)
 			continue

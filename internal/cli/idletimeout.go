@@ -53,11 +53,9 @@ seed 004's surprise. The probe request is a bucket HEAD: nothing is written.`,
 }
 
 func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
-	if f.min <= 0 || f.max <= f.min || f.max > 24*time.Hour {
-		return usagef("--min and --max must satisfy 0 < min < max <= 24h")
-	}
-	if f.perRound < 2 || f.perRound > 64 || f.rounds < 1 || f.rounds > 10 {
-		return usagef("--probes must be 2-64 and --rounds 1-10")
+	search := &load.IdleSearch{Min: f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds}
+	if err := search.Check(); err != nil {
+		return usageError{err}
 	}
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, document.NewRunID())
 	if err != nil {
@@ -65,14 +63,11 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	}
 	defer env.Close()
 	progressOn := !f.quiet && isTerminal(stdout)
-	search := &load.IdleSearch{
-		NewClient: env.Factory(nettrace.Pooled, false, env.Options.Upload, 1),
-		Min:       f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds,
-		Progress: func(round int, idles []time.Duration) {
-			if progressOn {
-				fmt.Fprintf(stderr, "\rround %d: probing %s … %s idle%20s", round, idles[0], idles[len(idles)-1], "")
-			}
-		},
+	search.NewClient = env.Factory(nettrace.Pooled, false, env.Options.Upload, 1)
+	search.Progress = func(round int, idles []time.Duration) {
+		if progressOn {
+			fmt.Fprintf(stderr, "\rround %d: probing %s … %s idle%20s", round, idles[0], idles[len(idles)-1], "")
+		}
 	}
 	res, err := search.Run(ctx)
 	if progressOn {
@@ -81,15 +76,11 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
-	where := env.Endpoint
-	if where == "" {
-		where = env.Target.String()
-	}
 	if f.jsonOut {
 		if werr := report.WriteIdleJSON(stdout, env.Info(), env.LabInfo, res); werr != nil {
 			return werr
 		}
-	} else if werr := report.WriteIdleText(stdout, where, f.max, res); werr != nil {
+	} else if werr := report.WriteIdleText(stdout, env.Where(), f.max, res); werr != nil {
 		return werr
 	}
 	return err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -82,18 +80,11 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 		fmt.Fprintf(stderr, "objbench: note: no Azure endpoint: %s\n", lab.ErrNoAzurite)
 	}
 	defer l.Close()
-	caFile := ""
-	if pem := l.CAPEM(); pem != nil {
-		dir, err := os.MkdirTemp("", "objbench-lab-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		caFile = filepath.Join(dir, "ca.pem")
-		if err := os.WriteFile(caFile, pem, 0o644); err != nil {
-			return err
-		}
+	caFile, removeCA, err := l.WriteCA()
+	if err != nil {
+		return err
 	}
+	defer removeCA()
 	report.WriteLab(stdout, l, apis, caFile)
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "objbench lab: stopping")

@@ -6,12 +6,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/probe"
+	"github.com/objbench/objbench/internal/report"
 )
 
 // serveFlags are the flags of `objbench serve`.
@@ -68,15 +68,6 @@ schedule. SIGTERM stops it gracefully: rounds in flight answer, traces are flush
 	return cmd
 }
 
-// listenAddr is --listen, else 127.0.0.1 with $PORT or 8080.
-func (f *serveFlags) listenAddr() (string, error) {
-	addr, err := probe.ListenAddr(f.listen, os.Getenv("PORT"))
-	if err != nil {
-		return "", usagef("--listen %w", err)
-	}
-	return addr, nil
-}
-
 func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command, stdout, stderr io.Writer) error {
 	o, err := f.options()
 	if err != nil {
@@ -85,19 +76,13 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if f.report != "" {
 		return usagef("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
 	}
-	if f.every < 0 || (f.every > 0 && f.every < time.Second) {
-		return usagef("--every %s: use 0 or at least 1s", f.every)
-	}
-	addr, err := f.listenAddr()
-	if err != nil {
-		return err
-	}
 	token := f.token
 	if token == "" {
 		token = os.Getenv("OBJBENCH_TOKEN")
 	}
-	if !probe.IsLoopback(addr) && token == "" && !f.noAuth {
-		return usagef("listening on %s (beyond loopback) needs a bearer token: --token or OBJBENCH_TOKEN, or --allow-unauthenticated when the platform authenticates callers", addr)
+	addr, err := probe.CheckServe(f.listen, os.Getenv("PORT"), f.every, token, f.noAuth)
+	if err != nil {
+		return usageError{err}
 	}
 	p, err := openProber(ctx, g, f.targets, &f.probeFlags, cmd.Flags(), true, stderr)
 	if err != nil {
@@ -109,13 +94,6 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
-	var targets []string
-	for _, t := range p.Targets {
-		targets = append(targets, t.Info.URL)
-	}
-	fmt.Fprintf(stdout, "objbench serve: listening on http://%s (POST /probe, GET /metrics, GET /healthz); targets %s\n", ln.Addr(), strings.Join(targets, ", "))
-	if token != "" {
-		fmt.Fprintln(stdout, "POST /probe requires the bearer token")
-	}
+	report.WriteServing(stdout, ln.Addr().String(), p.Prober, token != "")
 	return s.Serve(ctx, ln, f.every)
 }

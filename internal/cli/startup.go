@@ -15,11 +15,9 @@ import (
 
 type startupFlags struct {
 	saveFlags
-	runtime, scenarios, envLabel, output string
-	modules, props, runs                 int
-	cpuTime, timeout                     time.Duration
-	seed                                 int64
-	jsonOut, quiet                       bool
+	startup.Settings
+	envLabel, output string
+	jsonOut, quiet   bool
 }
 
 func newStartupCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -51,14 +49,14 @@ name each with --env-label.`,
 	}
 	fl := cmd.Flags()
 	f.saveFlags.register(fl)
-	fl.StringVar(&f.runtime, "runtime", "", "node or python (default: node if on PATH, else python)")
-	fl.IntVar(&f.modules, "modules", 1000, "modules to generate")
-	fl.IntVar(&f.props, "props", 100, "up to this many random properties per module")
-	fl.IntVar(&f.runs, "runs", 1000, "runs per scenario")
-	fl.StringVar(&f.scenarios, "scenario", "require,regenerate,cpu", "scenarios: require, regenerate, cpu")
-	fl.DurationVar(&f.cpuTime, "cpu-time", time.Second, "cpu scenario: how long the child spins")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on each run; a run beyond it is a timeout")
-	fl.Int64Var(&f.seed, "seed", 1, "seed of the generated modules (the same seed, the same modules)")
+	fl.StringVar(&f.Runtime, "runtime", "", "node or python (default: node if on PATH, else python)")
+	fl.IntVar(&f.Modules, "modules", 1000, "modules to generate")
+	fl.IntVar(&f.Props, "props", 100, "up to this many random properties per module")
+	fl.IntVar(&f.Runs, "runs", 1000, "runs per scenario")
+	fl.StringVar(&f.Scenarios, "scenario", "require,regenerate,cpu", "scenarios: require, regenerate, cpu")
+	fl.DurationVar(&f.CPUTime, "cpu-time", time.Second, "cpu scenario: how long the child spins")
+	fl.DurationVar(&f.Timeout, "timeout", 30*time.Second, "bound on each run; a run beyond it is a timeout")
+	fl.Int64Var(&f.Seed, "seed", 1, "seed of the generated modules (the same seed, the same modules)")
 	fl.StringVar(&f.envLabel, "env-label", "", "name of this environment (stored as label env=NAME)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 startup document")
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
@@ -74,14 +72,8 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	if f.envLabel != "" {
 		labels["env"] = f.envLabel
 	}
-	rt := f.runtime
-	if rt == "" {
-		rt = startup.DefaultRuntime()
-	}
-	scen := startup.SplitScenarios(f.scenarios)
-	o := startup.Options{Runtime: rt, Modules: f.modules, Props: f.props, Runs: f.runs, Scenarios: scen,
-		CPUTime: f.cpuTime, Timeout: f.timeout, Seed: f.seed}
-	if err := startup.Validate(o); err != nil {
+	o, err := f.Options()
+	if err != nil {
 		return usageError{err}
 	}
 	progressOn := !f.quiet && isTerminal(stdout)
@@ -102,8 +94,7 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	interrupted := ctx.Err() != nil
 	env := document.NewEnvelope("startup", runID, started)
 	env.DurationS, env.Labels, env.Interrupted = time.Since(started).Seconds(), labels, interrupted
-	env.Options = map[string]string{"modules": fmt.Sprint(f.modules), "props": fmt.Sprint(f.props), "runs": fmt.Sprint(f.runs),
-		"scenario": f.scenarios, "cpu_time": f.cpuTime.String(), "timeout": f.timeout.String(), "seed": fmt.Sprint(f.seed)}
+	env.Options = f.AsMap()
 	doc := res.Document(env, f.envLabel)
 	textOf := func(w io.Writer) error { return report.WriteStartupText(w, doc) }
 	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)

@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/objbench/objbench/internal/units"
@@ -188,4 +190,25 @@ func (lf Settings) CheckModes(ctx context.Context, profile string, o CheckOption
 		l.Close()
 	}
 	return failed, nil
+}
+
+// WriteCA writes the lab's CA certificate into a new temporary folder
+// for other programs (their CA bundle); remove removes the folder. With no
+// TLS, there is no file: "" and a remove that does nothing.
+func (l *Lab) WriteCA() (path string, remove func(), err error) {
+	pem := l.CAPEM()
+	if pem == nil {
+		return "", func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "objbench-lab-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(path, pem, 0o644); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return path, remove, nil
 }

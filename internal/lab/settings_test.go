@@ -2,6 +2,7 @@ package lab
 
 import (
 	"crypto/tls"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +123,26 @@ func TestSettingsTLSModes(t *testing.T) {
 		if got := (Settings{TLS: c.tls, NoTLS: c.noTLS}).tlsModes(); !slices.Equal(got, c.want) {
 			t.Errorf("tls %v no-tls %v: modes %v, want %v", c.tls, c.noTLS, got, c.want)
 		}
+	}
+}
+
+func TestWriteCA(t *testing.T) {
+	t.Parallel()
+	path, remove, err := (&Lab{}).WriteCA()
+	if err != nil || path != "" {
+		t.Fatalf("no TLS: %q, %v", path, err)
+	}
+	remove()
+	l := &Lab{ca: &authority{certPEM: []byte("PEM")}}
+	path, remove, err = l.WriteCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "PEM" {
+		t.Errorf("CA file: %q, %v", b, err)
+	}
+	remove()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("after remove: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"sync"
@@ -185,4 +186,16 @@ func linear(lo, hi time.Duration, n int) []time.Duration {
 		out[i] = (lo + step*time.Duration(i+1)).Round(time.Millisecond)
 	}
 	return out
+}
+
+// Check says whether the search is bounded as a user may ask: 0 < Min <
+// Max <= 24h, 2 to 64 probes per round and 1 to 10 rounds.
+func (s *IdleSearch) Check() error {
+	if s.Min <= 0 || s.Max <= s.Min || s.Max > 24*time.Hour {
+		return errors.New("--min and --max must satisfy 0 < min < max <= 24h")
+	}
+	if s.PerRound < 2 || s.PerRound > 64 || s.Rounds < 1 || s.Rounds > 10 {
+		return errors.New("--probes must be 2-64 and --rounds 1-10")
+	}
+	return nil
 }

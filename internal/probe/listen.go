@@ -48,6 +48,25 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// CheckServe checks serve's settings: a schedule of 0 or at least a
+// second, the address (see ListenAddr; port is $PORT), and beyond
+// loopback a bearer token unless noAuth says the platform authenticates
+// callers. It returns the address to listen on; every error is the user's
+// to fix.
+func CheckServe(listen, port string, every time.Duration, token string, noAuth bool) (string, error) {
+	if every < 0 || (every > 0 && every < time.Second) {
+		return "", fmt.Errorf("--every %s: use 0 or at least 1s", every)
+	}
+	addr, err := ListenAddr(listen, port)
+	if err != nil {
+		return "", fmt.Errorf("--listen %w", err)
+	}
+	if !IsLoopback(addr) && token == "" && !noAuth {
+		return "", fmt.Errorf("listening on %s (beyond loopback) needs a bearer token: --token or OBJBENCH_TOKEN, or --allow-unauthenticated when the platform authenticates callers", addr)
+	}
+	return addr, nil
+}
+
 // Serve answers on ln until ctx ends, with a round on every target each
 // every (0: none); then it stops taking requests and lets rounds in flight
 // answer (SIGTERM on Cloud Run), for at most 25 s.

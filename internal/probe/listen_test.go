@@ -1,6 +1,10 @@
 package probe
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestListenAddr(t *testing.T) {
 	t.Parallel()
@@ -27,6 +31,38 @@ func TestListenAddr(t *testing.T) {
 		"0.0.0.0:80": false, "10.0.0.1:80": false, "example.com:80": false, "127.0.0.1": false} {
 		if got := IsLoopback(addr); got != want {
 			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestCheckServe(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		listen, port string
+		every        time.Duration
+		token        string
+		noAuth       bool
+		want, err    string
+	}{
+		{want: "127.0.0.1:8080"},
+		{port: "9000", every: time.Minute, want: "127.0.0.1:9000"},
+		{every: 500 * time.Millisecond, err: "--every"},
+		{every: -time.Second, err: "--every"},
+		{listen: "a b", err: "--listen"},
+		{listen: "0.0.0.0:8080", err: "needs a bearer token"},
+		{listen: "0.0.0.0:8080", token: "t", want: "0.0.0.0:8080"},
+		{listen: "0.0.0.0", port: "8081", noAuth: true, want: "0.0.0.0:8081"},
+	}
+	for _, c := range cases {
+		got, err := CheckServe(c.listen, c.port, c.every, c.token, c.noAuth)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: %q, %v; want an error naming %q", c, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%+v: %q, %v; want %q", c, got, err, c.want)
 		}
 	}
 }

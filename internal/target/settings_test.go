@@ -84,3 +84,17 @@ func TestSettingsConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestEnvWhere(t *testing.T) {
+	t.Parallel()
+	tg, err := storage.ParseTarget("s3://bucket/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := (&Env{Target: tg, Endpoint: "http://127.0.0.1:9000"}).Where(); got != "http://127.0.0.1:9000" {
+		t.Errorf("with an endpoint: %q", got)
+	}
+	if got := (&Env{Target: tg}).Where(); got != tg.String() || got == "" {
+		t.Errorf("without one: %q, want %q", got, tg.String())
+	}
+}

@@ -311,3 +311,12 @@ func checkPrefix(ctx context.Context, b storage.Backend, t storage.Target, prefi
 	}
 	return keep, nil
 }
+
+// Where names what the env reaches for a person: the endpoint, else the
+// target URL.
+func (e *Env) Where() string {
+	if e.Endpoint == "" {
+		return e.Target.String()
+	}
+	return e.Endpoint
+}
