@@ -97,20 +97,20 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	f.saveFlags.register(fl)
 	fl.StringVar(&f.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2, h2c on plain HTTP)")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one round trip, wait100; without it the SDK's own default applies, see expect sent/waited)")
-	fl.StringVar(&f.workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
-	fl.IntVar(&f.objects, "objects", d.PoolObjects, "latency: objects in the GET pool")
-	fl.StringVar(&f.objectSize, "object-size", units.FormatSize(d.PoolSize), "latency: size of each pool object")
-	fl.IntVar(&f.gets, "gets", d.Gets, "latency: GETs of random pool keys")
-	fl.IntVar(&f.latencyConcurrency, "latency-concurrency", d.LatencyConcurrency, "latency: workers, each with a cold client of its own")
-	fl.StringVar(&f.opSizes, "op-sizes", joinSizes(d.OpSizes), "latency: sizes for the PUT, HEAD and DELETE steps")
-	fl.IntVar(&f.opCount, "op-count", d.OpCount, "latency: PUTs, HEADs and DELETEs at each op size")
-	fl.StringVar(&f.sizes, "sizes", joinSizes(d.Sizes), "throughput: object sizes (KiB/MiB binary, KB/MB decimal)")
-	fl.IntVar(&f.sizeCount, "size-count", d.SizeCount, "throughput: uploads and downloads per size")
-	fl.StringVar(&f.levels, "concurrency", joinInts(d.Levels), "concurrency: levels (parallel workers)")
-	fl.StringVar(&f.levelSize, "concurrency-size", units.FormatSize(d.LevelSize), "concurrency: object size")
-	fl.IntVar(&f.requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
-	fl.DurationVar(&f.duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
-	fl.IntVar(&f.maxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
+	fl.StringVar(&f.Workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
+	fl.IntVar(&f.Objects, "objects", d.PoolObjects, "latency: objects in the GET pool")
+	fl.StringVar(&f.ObjectSize, "object-size", units.FormatSize(d.PoolSize), "latency: size of each pool object")
+	fl.IntVar(&f.Gets, "gets", d.Gets, "latency: GETs of random pool keys")
+	fl.IntVar(&f.LatencyConcurrency, "latency-concurrency", d.LatencyConcurrency, "latency: workers, each with a cold client of its own")
+	fl.StringVar(&f.OpSizes, "op-sizes", units.FormatSizes(d.OpSizes), "latency: sizes for the PUT, HEAD and DELETE steps")
+	fl.IntVar(&f.OpCount, "op-count", d.OpCount, "latency: PUTs, HEADs and DELETEs at each op size")
+	fl.StringVar(&f.Sizes, "sizes", units.FormatSizes(d.Sizes), "throughput: object sizes (KiB/MiB binary, KB/MB decimal)")
+	fl.IntVar(&f.SizeCount, "size-count", d.SizeCount, "throughput: uploads and downloads per size")
+	fl.StringVar(&f.Levels, "concurrency", units.FormatInts(d.Levels), "concurrency: levels (parallel workers)")
+	fl.StringVar(&f.LevelSize, "concurrency-size", units.FormatSize(d.LevelSize), "concurrency: object size")
+	fl.IntVar(&f.Requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
+	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
+	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 JSON document instead of tables")
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
@@ -124,7 +124,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return err
 	}
-	if err := f.open.apply(&opts, f.sizes, joinSizes(load.Defaults().Sizes)); err != nil {
+	if err := f.open.apply(&opts, f.Sizes, units.FormatSizes(load.Defaults().Sizes)); err != nil {
 		return err
 	}
 	labels, err := f.saveFlags.check()
@@ -146,7 +146,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	defer env.Close()
-	newClient := env.Factory(strategy, f.expectContinue, env.Options.Upload, f.maxAttempts)
+	newClient := env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts)
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
@@ -160,11 +160,11 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	var stepIdx atomic.Int64
 	var hists []map[string][]byte
-	progress := newProgress(stderr, !f.quiet && isTerminal(stdout))
+	progress := report.NewProgress(stderr, !f.quiet && isTerminal(stdout))
 	live := report.NewLiveStatus(stderr, !f.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.update, Keep: keeper.Cap(),
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: keeper.Cap(),
 			Interval: f.open.Interval, OnInterval: live.Interval},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
@@ -172,7 +172,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
 			stepIdx.Store(int64(i - 1))
-			progress.step(i, n)
+			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
 			r := analysis.StepResult(res, string(strategy), &f.open.OpenSettings)
@@ -186,7 +186,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		},
 	}
 	_, runErr := sess.Run(ctx)
-	progress.done()
+	progress.Done()
 	interrupted := ctx.Err() != nil
 	if _, cerr := sess.Cleanup(2*time.Minute + f.Timeout); cerr != nil {
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))

@@ -3,8 +3,11 @@ package load
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/objbench/objbench/internal/units"
 )
 
 // OpenSettings are the open-loop (--rate) and mix flags as the user writes
@@ -136,4 +139,78 @@ func (o *OpenSettings) Offered(res *StepResult) float64 {
 		offered *= share // this op's part of the mix
 	}
 	return offered
+}
+
+// RunSettings are run's workload flags as the user writes them; Options
+// checks them.
+type RunSettings struct {
+	Workloads          string
+	Objects            int
+	ObjectSize         string
+	Gets               int
+	LatencyConcurrency int
+	OpSizes            string
+	OpCount            int
+	Sizes              string
+	SizeCount          int
+	Levels             string
+	LevelSize          string
+	Requests           int
+	Duration           time.Duration
+	MaxAttempts        int
+}
+
+// Options checks the settings into workload options. Every error is the
+// user's to fix, and names the setting by its flag.
+func (f RunSettings) Options() (Options, error) {
+	o := Defaults()
+	var err error
+	if o.Workloads, err = ParseWorkloads(f.Workloads); err != nil {
+		return o, fmt.Errorf("--workload: %w", err)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"--objects", f.Objects}, {"--gets", f.Gets}, {"--latency-concurrency", f.LatencyConcurrency},
+		{"--op-count", f.OpCount}, {"--size-count", f.SizeCount}, {"--max-attempts", f.MaxAttempts}} {
+		if c.v <= 0 {
+			return o, fmt.Errorf("%s must be a positive count, got %d", c.name, c.v)
+		}
+	}
+	if f.Requests < 0 {
+		return o, fmt.Errorf("--requests must be positive (or 0 for the defaults), got %d", f.Requests)
+	}
+	if f.Duration < 0 {
+		return o, errors.New("--duration must not be negative")
+	}
+	o.PoolObjects, o.Gets, o.LatencyConcurrency, o.OpCount, o.SizeCount = f.Objects, f.Gets, f.LatencyConcurrency, f.OpCount, f.SizeCount
+	o.Requests, o.Duration = f.Requests, f.Duration
+	if o.PoolSize, err = units.ParseSize(f.ObjectSize); err != nil {
+		return o, fmt.Errorf("--object-size: %w", err)
+	}
+	if o.OpSizes, err = units.ParseSizes(f.OpSizes); err != nil {
+		return o, fmt.Errorf("--op-sizes: %w", err)
+	}
+	weighted := slices.Contains(o.Workloads, Mixed) && strings.Contains(f.Sizes, ":") // a mix's size distribution
+	if o.Sizes, err = units.ParseSizes(f.Sizes); err != nil && !weighted {
+		return o, fmt.Errorf("--sizes: %w", err)
+	}
+	if o.Levels, err = units.ParseInts(f.Levels); err != nil {
+		return o, fmt.Errorf("--concurrency: %w", err)
+	}
+	if o.LevelSize, err = units.ParseSize(f.LevelSize); err != nil {
+		return o, fmt.Errorf("--concurrency-size: %w", err)
+	}
+	return o, nil
+}
+
+// AsMap is the workload part of the run document's options block.
+func (f RunSettings) AsMap() map[string]string {
+	return map[string]string{
+		"workload": f.Workloads, "objects": fmt.Sprint(f.Objects), "object_size": f.ObjectSize,
+		"gets": fmt.Sprint(f.Gets), "op_sizes": f.OpSizes, "op_count": fmt.Sprint(f.OpCount),
+		"sizes": f.Sizes, "size_count": fmt.Sprint(f.SizeCount), "concurrency": f.Levels,
+		"concurrency_size": f.LevelSize, "requests": fmt.Sprint(f.Requests),
+		"duration": f.Duration.String(), "max_attempts": fmt.Sprint(f.MaxAttempts),
+	}
 }

@@ -148,3 +148,56 @@ func TestOpenSettingsAddTo(t *testing.T) {
 		t.Errorf("open-loop mixed options %v", m)
 	}
 }
+
+// runDefaults are the command line's defaults for run's workload flags.
+func runDefaults() RunSettings {
+	return RunSettings{Workloads: "latency,throughput,concurrency", Objects: 10, ObjectSize: "1KiB", Gets: 1000, LatencyConcurrency: 1,
+		OpSizes: "0,1KiB", OpCount: 10, Sizes: "16KiB,1MiB", SizeCount: 5, Levels: "1,5", LevelSize: "32MiB", Duration: 30 * time.Second, MaxAttempts: 1}
+}
+
+func TestRunSettingsOptions(t *testing.T) {
+	t.Parallel()
+	o, err := runDefaults().Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Workloads) != 3 || o.PoolSize != 1024 || len(o.OpSizes) != 2 || o.Sizes[1] != 1<<20 || o.Levels[1] != 5 || o.LevelSize != 32<<20 || o.Gets != 1000 {
+		t.Errorf("options %+v", o)
+	}
+	cases := []struct {
+		edit func(*RunSettings)
+		err  string
+	}{
+		{func(s *RunSettings) { s.Workloads = "speed" }, "--workload"},
+		{func(s *RunSettings) { s.Objects = 0 }, "--objects must be a positive count"},
+		{func(s *RunSettings) { s.Gets = -1 }, "--gets"},
+		{func(s *RunSettings) { s.LatencyConcurrency = 0 }, "--latency-concurrency"},
+		{func(s *RunSettings) { s.OpCount = 0 }, "--op-count"},
+		{func(s *RunSettings) { s.SizeCount = 0 }, "--size-count"},
+		{func(s *RunSettings) { s.MaxAttempts = 0 }, "--max-attempts"},
+		{func(s *RunSettings) { s.Requests = -1 }, "--requests"},
+		{func(s *RunSettings) { s.Duration = -1 }, "--duration"},
+		{func(s *RunSettings) { s.ObjectSize = "x" }, "--object-size"},
+		{func(s *RunSettings) { s.OpSizes = "x" }, "--op-sizes"},
+		{func(s *RunSettings) { s.Sizes = "4KiB:50,1MiB:50" }, "--sizes"},
+		{func(s *RunSettings) { s.Levels = "a" }, "--concurrency"},
+		{func(s *RunSettings) { s.LevelSize = "x" }, "--concurrency-size"},
+	}
+	for _, c := range cases {
+		s := runDefaults()
+		c.edit(&s)
+		if _, err := s.Options(); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("error %v, want one naming %q", err, c.err)
+		}
+	}
+	// A mix's weighted sizes are read by the mix, not as a size list.
+	s := runDefaults()
+	s.Workloads, s.Sizes = "mixed", "4KiB:50,1MiB:50"
+	if _, err := s.Options(); err != nil {
+		t.Errorf("mixed with weighted sizes: %v", err)
+	}
+	m := runDefaults().AsMap()
+	if m["workload"] != "latency,throughput,concurrency" || m["concurrency"] != "1,5" || m["duration"] != "30s" || m["max_attempts"] != "1" || len(m) != 13 {
+		t.Errorf("options block %v", m)
+	}
+}

@@ -96,3 +96,21 @@ func FormatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
+
+// FormatSizes is the comma-separated list ParseSizes reads back.
+func FormatSizes(s []int64) string {
+	parts := make([]string, len(s))
+	for i, n := range s {
+		parts[i] = FormatSize(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+// FormatInts is the comma-separated list ParseInts reads back.
+func FormatInts(s []int) string {
+	parts := make([]string, len(s))
+	for i, n := range s {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,6 +1,9 @@
 package units
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestParseSize(t *testing.T) {
 	t.Parallel()
@@ -24,5 +27,21 @@ func TestParseSize(t *testing.T) {
 		if err != nil || back != n {
 			t.Errorf("FormatSize(%d) = %q does not parse back: %d %v", n, FormatSize(n), back, err)
 		}
+	}
+}
+
+func TestFormatListsReadBack(t *testing.T) {
+	t.Parallel()
+	sizes := []int64{0, 1024, 7 << 10, 1 << 20, 32 << 20}
+	s := FormatSizes(sizes)
+	if s != "0B,1KiB,7KiB,1MiB,32MiB" {
+		t.Errorf("FormatSizes: %q", s)
+	}
+	if back, err := ParseSizes(s); err != nil || !slices.Equal(back, sizes) {
+		t.Errorf("ParseSizes(%q) = %v, %v", s, back, err)
+	}
+	ints := []int{1, 5, 10, 20}
+	if s := FormatInts(ints); s != "1,5,10,20" {
+		t.Errorf("FormatInts: %q", s)
 	}
 }
