@@ -19,6 +19,7 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -116,6 +117,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
+	f.shards.register(fl)
 	return cmd
 }
 
@@ -139,13 +141,26 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return usagef("--conn: %w", err)
 	}
-	runID := document.NewRunID()
+	spec, runID, err := f.shards.spec()
+	if err != nil {
+		return err
+	}
+	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
+		spec.Apply(&opts)
+		f.open.profile = shard.ScaleRate(f.open.profile, spec.Count)
+		f.prefix, f.noSave = spec.Prefix(f.prefix), true // merge saves the run
+	}
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, runID)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	sr, err := f.shards.begin(ctx, spec, env)
+	if err != nil {
+		return err
+	}
+	defer sr.Close()
 	newClient := env.Factory(strategy, f.expectContinue, env.Options.Upload, f.maxAttempts)
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
@@ -154,6 +169,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		doc.Options["fault"] = f.lab.faults // the findings set injected faults against errors seen
 	}
 	f.open.addTo(doc.Options)
+	f.shards.addTo(doc.Options, spec)
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -172,9 +188,11 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
 			stepIdx.Store(int64(i - 1))
+			sr.WaitStart(ctx)
 			progress.step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
+			sr.StepDone(res.Wall)
 			r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 				res.Step.Concurrency, string(strategy), res.Wall, res.Summary)
 			f.open.openLoopInto(&r, res)
@@ -195,6 +213,11 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
+	if werr := sr.Write(doc, hists, failure(runErr, interrupted)); werr != nil && runErr == nil {
+		runErr = werr
+	} else if werr != nil {
+		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(werr.Error()))
+	}
 	if runErr != nil && !interrupted {
 		if len(doc.Results) == 0 {
 			return runErr
@@ -204,6 +227,14 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	kept, _ := keeper.Kept()
 	analysis.Annotate(doc, prices)
 	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), hists, kept, runErr, stdout, stderr)
+}
+
+// failure is why a run stopped early ("" when it did not fail).
+func failure(err error, interrupted bool) string {
+	if err == nil || interrupted {
+		return ""
+	}
+	return oneLine(err.Error())
 }
 
 func isTerminal(w io.Writer) bool {

@@ -36,6 +36,7 @@ type runFlags struct {
 	output             string
 	quiet              bool
 	open               openFlags
+	shards             shardFlags
 }
 
 func joinSizes(s []int64) string {
