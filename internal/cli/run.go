@@ -148,7 +148,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
 		spec.Apply(&opts)
 		f.open.profile = shard.ScaleRate(f.open.profile, spec.Count)
-		f.prefix, f.noSave = spec.Prefix(f.prefix), true // merge saves the run
+		f.prefix = spec.Prefix(f.prefix)
 	}
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, runID)
@@ -181,14 +181,13 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.timeout, Progress: progress.update, Keep: keeper.Cap(),
-			Interval: f.open.interval, OnInterval: live.Interval},
+			Interval: f.open.interval, OnInterval: live.Interval, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
 		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
 			stepIdx.Store(int64(i - 1))
-			sr.WaitStart(ctx)
 			progress.step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
@@ -217,6 +216,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		runErr = werr
 	} else if werr != nil {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(werr.Error()))
+	}
+	if spec.Active() {
+		doc.RunID = spec.LocalID() // saved apart from the merged run, which has the shared id
 	}
 	if runErr != nil && !interrupted {
 		if len(doc.Results) == 0 {

@@ -3,8 +3,11 @@ package document
 // ShardInfo places one shard's document in its run (`objbench run
 // --shard I/N`, or an engine's task index).
 type ShardInfo struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
+	// Run is the run id the shards share (the document's own run_id is
+	// the shard's, RUN-shard-I, when saved apart).
+	Run   string `json:"run"`
+	Index int    `json:"index"`
+	Count int    `json:"count"`
 	// Engine is where the index came from: flag, kubernetes, cloudrun, batch.
 	Engine string `json:"engine"`
 	// Prefix is the shard's own key space in the target.
@@ -12,6 +15,8 @@ type ShardInfo struct {
 	// StartAt is when the shards' measured window was planned to begin
 	// (RFC 3339, --start-at or --start-in), empty when not synchronised.
 	StartAt string `json:"start_at,omitempty"`
+	// LateMs is how long after StartAt this shard was ready to start.
+	LateMs float64 `json:"late_ms,omitempty"`
 	// ClockOffsetMs is this machine's clock minus the storage service's
 	// (from the time it stamped an object this shard wrote), and
 	// ClockErrorMs how far it can be off; ClockMeasured says whether it was.

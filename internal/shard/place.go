@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/objbench/objbench/internal/storage"
 )
@@ -108,7 +109,7 @@ func (p *Place) Get(ctx context.Context, name string) ([]byte, error) {
 		return buf.Bytes(), nil
 	}
 	b, err := os.ReadFile(filepath.Join(p.dir, filepath.FromSlash(name)))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fmt.Errorf("%s: %w", p.Where(name), ErrNotExist)
 	}
 	return b, err

@@ -138,10 +138,11 @@ func (r *Run) StepDone(wall time.Duration) {
 
 // Info is the shard block of the document.
 func (r *Run) Info() *document.ShardInfo {
-	i := &document.ShardInfo{Index: r.Spec.Index, Count: r.Spec.Count, Engine: r.Spec.Engine, Prefix: r.Prefix,
+	i := &document.ShardInfo{Run: r.Spec.RunID, Index: r.Spec.Index, Count: r.Spec.Count, Engine: r.Spec.Engine, Prefix: r.Prefix,
 		Windows: append([]document.Window{}, r.windows...)}
 	if !r.StartAt.IsZero() {
 		i.StartAt = r.StartAt.UTC().Format(time.RFC3339Nano)
+		i.LateMs = float64(r.Late) / 1e6
 	}
 	if r.clock != nil {
 		i.ClockMeasured = true

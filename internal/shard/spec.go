@@ -61,6 +61,10 @@ func (s Spec) Active() bool { return s.Count > 0 }
 // String is "I/N".
 func (s Spec) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
+// LocalID is the id a shard's own run is saved under in a local results
+// database, apart from the merged run: RUN-shard-I.
+func (s Spec) LocalID() string { return s.RunID + "-" + s.Name() }
+
 // Name is the shard's name in keys and result files: "shard-I".
 func (s Spec) Name() string { return "shard-" + strconv.Itoa(s.Index) }
 
