@@ -71,12 +71,11 @@ func TestMergeIsTheUnion(t *testing.T) {
 	r := m.Doc.Results[0]
 	p99a, p99b := in[1].File.Results[0].TotalMs.P99, in[0].File.Results[0].TotalMs.P99
 	avg := (p99a + p99b) / 2
-	union := stats.HistogramOf(nil)
 	var all []int64
 	for _, v := range append(append([]float64{}, a...), b...) {
 		all = append(all, int64(v*1000))
 	}
-	union = stats.HistogramOf(all)
+	union := stats.HistogramOf(all)
 	t.Logf("shard p99s %.1f and %.1f ms, their average %.1f ms; merged p99 %.1f ms, union p99 %.1f ms", p99a, p99b, avg, r.TotalMs.P99, union.Quantile(99))
 	got, err := stats.DecodeHistogram(m.Histograms[0]["total"])
 	if err != nil {
@@ -135,7 +134,9 @@ func TestMergeWindowsAndStragglers(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	f := func(run string, i, n int) *shard.File { return shardFile(t, run, i, n, start, time.Second, repeat(1, 10)) }
+	f := func(run string, i, n int) *shard.File {
+		return shardFile(t, run, i, n, start, time.Second, repeat(1, 10))
+	}
 	tests := []struct {
 		name string
 		in   []Input
