@@ -181,13 +181,15 @@ func TestDeployShards(t *testing.T) {
 	b, _ := os.ReadFile("../../deploy/aws/batch-job-definition.json")
 	strict(t, "batch-job-definition.json", b, &def)
 	var sub, msub struct {
-		JobName        string `json:"jobName"`
-		JobQueue       string `json:"jobQueue"`
-		JobDefinition  string `json:"jobDefinition"`
+		JobName         string `json:"jobName"`
+		JobQueue        string `json:"jobQueue"`
+		JobDefinition   string `json:"jobDefinition"`
 		ArrayProperties struct {
 			Size int `json:"size"`
 		} `json:"arrayProperties"`
-		DependsOn          []struct{ JobID string `json:"jobId"` } `json:"dependsOn"`
+		DependsOn []struct {
+			JobID string `json:"jobId"`
+		} `json:"dependsOn"`
 		ContainerOverrides struct {
 			Command []string `json:"command"`
 		} `json:"containerOverrides"`
