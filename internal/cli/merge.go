@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -92,11 +94,14 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 	open := func(ctx context.Context, t storage.Target) (storage.Backend, error) {
 		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}})
 	}
-	in, err := merge.Read(ctx, args, open)
-	if err != nil {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(merge.MemoryLimit)
+	}
+	mg := merge.NewMerger(f.expect)
+	if err := merge.ReadEach(ctx, args, open, mg.Add); err != nil {
 		return err
 	}
-	m, err := merge.Merge(in, f.expect)
+	m, err := mg.Result()
 	if err != nil {
 		return err
 	}

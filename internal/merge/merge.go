@@ -8,12 +8,12 @@
 package merge
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
@@ -32,8 +32,8 @@ type Input struct {
 type Result struct {
 	Doc        *document.Document
 	Histograms []map[string][]byte
-	// Series are each result's per-shard intervals, for plots.
-	ShardSeries [][][]stats.Interval
+	// ShardSeries are each result's per-shard rates over time, for plots.
+	ShardSeries [][]ShardRate
 }
 
 // Incomplete reports whether shards are missing or partial.
@@ -41,14 +41,73 @@ func (r *Result) Incomplete() bool {
 	return len(r.Doc.Merge.Missing) > 0 || len(r.Doc.Merge.Partial) > 0
 }
 
+// MemoryLimit is the soft heap limit objbench merge runs under (unless
+// GOMEMLIMIT says otherwise): what a merge keeps of each shard is small,
+// but decoding a hundred documents makes garbage that the collector would
+// otherwise let grow to twice the live heap.
+const MemoryLimit = 80 << 20
+
 // Merge merges the shard documents of one run. expect is the shard count
 // to hold them to (0: the count the shards were started with).
 func Merge(in []Input, expect int) (*Result, error) {
+	m := NewMerger(expect)
+	for _, x := range in {
+		if err := m.Add(x); err != nil {
+			return nil, err
+		}
+	}
+	return m.Result()
+}
+
+// Merger merges shard documents as they are read. A document keeps,
+// once decoded, only what the merge needs: its results, windows, and
+// interval histograms in binary form.
+type Merger struct {
+	expect int
+	in     []Input
+	seen   map[int]string
+	// sums are the intervals' counts added so far, per result.
+	sums map[int][]stats.Interval
+}
+
+// NewMerger starts a merge (expect as for Merge).
+func NewMerger(expect int) *Merger {
+	return &Merger{expect: expect, seen: map[int]string{}, sums: map[int][]stats.Interval{}}
+}
+
+// Add takes one shard document: one of the run's, and no shard twice.
+func (m *Merger) Add(x Input) error {
+	f := x.File
+	if len(m.in) > 0 {
+		ref := m.in[0]
+		switch {
+		case f.RunID != ref.File.RunID:
+			return fmt.Errorf("documents from different runs: %s is of run %s, %s of run %s: merge one run's documents (URL/RUN-ID/)",
+				ref.Name, ref.File.RunID, x.Name, f.RunID)
+		case f.Shard.Count != ref.File.Shard.Count:
+			return fmt.Errorf("%s is shard %d of %d, but %s is of %d: not one run", x.Name, f.Shard.Index, f.Shard.Count, ref.Name, ref.File.Shard.Count)
+		}
+	}
+	if prev, ok := m.seen[f.Shard.Index]; ok {
+		return fmt.Errorf("shard %d appears twice: %s and %s", f.Shard.Index, prev, x.Name)
+	}
+	m.seen[f.Shard.Index] = x.Name
+	for k, sd := range f.Steps {
+		if c := sd.Series; c != nil {
+			m.sums[k] = addCounts(m.sums[k], c)
+			// Added: only what the windows and rates need is kept.
+			c.Late, c.Dropped, c.InFlight, c.NewConns, c.ErrorsByClass = nil, nil, nil, nil, nil
+		}
+	}
+	m.in = append(m.in, x)
+	return nil
+}
+
+// Result merges what was added.
+func (m *Merger) Result() (*Result, error) {
+	in, expect := m.in, m.expect
 	if len(in) == 0 {
 		return nil, fmt.Errorf("no shard documents to merge")
-	}
-	if err := sameRun(in); err != nil {
-		return nil, err
 	}
 	sort.SliceStable(in, func(i, j int) bool { return in[i].File.Shard.Index < in[j].File.Shard.Index })
 	count := in[0].File.Shard.Count
@@ -99,7 +158,7 @@ func Merge(in []Input, expect int) (*Result, error) {
 	}
 	res := &Result{Doc: doc}
 	for k := range steps {
-		r, hists, ms, series, err := mergeStep(in, k, offsets)
+		r, hists, ms, series, err := mergeStep(in, k, offsets, m.sums[k])
 		if err != nil {
 			return nil, err
 		}
@@ -111,34 +170,6 @@ func Merge(in []Input, expect int) (*Result, error) {
 	info.Lacks = lacks(in, info, steps)
 	doc.Merge = info
 	return res, nil
-}
-
-// sameRun refuses documents of different runs, shard counts or schemas,
-// and a shard given twice.
-func sameRun(in []Input) error {
-	runs := map[string][]string{}
-	for _, x := range in {
-		runs[x.File.RunID] = append(runs[x.File.RunID], x.Name)
-	}
-	if len(runs) > 1 {
-		var parts []string
-		for _, id := range slices.Sorted(maps.Keys(runs)) {
-			parts = append(parts, fmt.Sprintf("%s (%d)", id, len(runs[id])))
-		}
-		return fmt.Errorf("documents from different runs: %s: merge one run's documents (URL/RUN-ID/)", strings.Join(parts, ", "))
-	}
-	seen := map[int]string{}
-	for _, x := range in {
-		f := x.File
-		if f.Shard.Count != in[0].File.Shard.Count {
-			return fmt.Errorf("%s is shard %d of %d, but %s is of %d: not one run", x.Name, f.Shard.Index, f.Shard.Count, in[0].Name, in[0].File.Shard.Count)
-		}
-		if prev, ok := seen[f.Shard.Index]; ok {
-			return fmt.Errorf("shard %d appears twice: %s and %s", f.Shard.Index, prev, x.Name)
-		}
-		seen[f.Shard.Index] = x.Name
-	}
-	return nil
 }
 
 // clockOffsets are the shards' clock offsets (local - service), by input
@@ -189,7 +220,7 @@ func windowOf(x Input, k int, off time.Duration) (window, bool) {
 }
 
 // mergeStep merges result k across the shards that have it.
-func mergeStep(in []Input, k int, offsets []time.Duration) (document.Result, map[string][]byte, document.MergedStep, [][]stats.Interval, error) {
+func mergeStep(in []Input, k int, offsets []time.Duration, sums []stats.Interval) (document.Result, map[string][]byte, document.MergedStep, []ShardRate, error) {
 	var ws []window
 	for i, x := range in {
 		if w, ok := windowOf(x, k, offsets[i]); ok {
@@ -237,7 +268,7 @@ func mergeStep(in []Input, k int, offsets []time.Duration) (document.Result, map
 		hists[m] = []byte(enc)
 	}
 	r := sumResults(ws, whole, merged)
-	series, perShard, err := mergeSeries(ws, first)
+	series, perShard, err := mergeSeries(ws, first, sums)
 	if err != nil {
 		return document.Result{}, nil, document.MergedStep{}, nil, fmt.Errorf("result %d: %w", k, err)
 	}
@@ -247,6 +278,9 @@ func mergeStep(in []Input, k int, offsets []time.Duration) (document.Result, map
 			return document.Result{}, nil, document.MergedStep{}, nil, err
 		}
 		hists[stats.SeriesMetric] = b
+		if b, err = json.Marshal(perShard); err == nil {
+			hists[ShardRatesMetric] = b
+		}
 	}
 	ms := document.MergedStep{Workload: r.Workload, Op: r.Op, SizeBytes: r.SizeBytes,
 		CommonWindowS: common.Seconds(), WholeWindowS: whole.Seconds()}

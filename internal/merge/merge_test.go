@@ -38,7 +38,11 @@ func shardFile(t testing.TB, runID string, i, n int, start time.Time, wall time.
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, start), Results: []document.Result{r}}
 	doc.Shard = &document.ShardInfo{Run: runID, Index: i, Count: n, Engine: shard.EngineFlag,
 		Windows: []document.Window{{Start: start.Format(time.RFC3339Nano), End: start.Add(wall).Format(time.RFC3339Nano)}}}
-	return &shard.File{Document: doc, Steps: []shard.StepData{{Histograms: map[string]string{"ttfb": enc, "total": enc}, Series: series}}}
+	cols, err := stats.ToColumns(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &shard.File{Document: doc, Steps: []shard.StepData{{Histograms: map[string]string{"ttfb": enc, "total": enc}, Series: &cols}}}
 }
 
 func repeat(v float64, n int) []float64 {
@@ -142,7 +146,7 @@ func TestMergeRefuses(t *testing.T) {
 		in   []Input
 		want string
 	}{
-		{"different runs", []Input{{"a", f("r1", 0, 2)}, {"b", f("r2", 1, 2)}}, "different runs: r1 (1), r2 (1)"},
+		{"different runs", []Input{{"a", f("r1", 0, 2)}, {"b", f("r2", 1, 2)}}, "documents from different runs: a is of run r1, b of run r2"},
 		{"different counts", []Input{{"a", f("r1", 0, 2)}, {"b", f("r1", 1, 3)}}, "not one run"},
 		{"twice", []Input{{"a", f("r1", 0, 2)}, {"b", f("r1", 0, 2)}}, "shard 0 appears twice: a and b"},
 		{"none", nil, "no shard documents"},

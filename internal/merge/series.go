@@ -10,65 +10,138 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 )
 
+// ShardRate is one shard's operations per second over time (seconds since
+// the first shard's start), for the report's per-shard lines.
+type ShardRate struct {
+	Shard   int       `json:"shard"`
+	StartS  []float64 `json:"start_s"`
+	EndS    []float64 `json:"end_s"`
+	OpsPerS []float64 `json:"ops_per_s"`
+}
+
+// ShardRatesMetric is the step_histograms metric of a merged result's
+// per-shard rates.
+const ShardRatesMetric = "shard_rates"
+
 // mergeSeries adds the shards' intervals of one result, interval by
 // interval: the shards started together (--start-at), so interval i of
 // each covers the same wall-clock time, and its histograms are added.
-// Times are since the first shard's start. It also returns each shard's
-// own series on that time axis, for per-shard plots.
-func mergeSeries(ws []window, first time.Time) ([]stats.Interval, [][]stats.Interval, error) {
-	var out []stats.Interval
-	perShard := make([][]stats.Interval, len(ws))
+// Times are since the first shard's start.
+func mergeSeries(ws []window, first time.Time, sums []stats.Interval) ([]stats.Interval, []ShardRate, error) {
 	n := 0
+	var rates []ShardRate
 	for _, w := range ws {
-		n = max(n, len(w.data.Series))
+		c := w.data.Series
+		if c == nil {
+			continue
+		}
+		n = max(n, c.Len())
+		shift := w.start.Sub(first).Seconds()
+		r := ShardRate{Shard: w.shard}
+		for i := range c.Len() {
+			r.StartS, r.EndS = append(r.StartS, c.StartS[i]+shift), append(r.EndS, c.EndS[i]+shift)
+			r.OpsPerS = append(r.OpsPerS, perS(float64(c.Count[i]+c.Errors[i]), time.Duration((c.EndS[i]-c.StartS[i])*float64(time.Second))))
+		}
+		rates = append(rates, r)
 	}
-	ttfb, total := stats.NewSum(), stats.NewSum()
-	for i := range n {
-		ttfb.Reset()
-		total.Reset()
-		var m stats.Interval
-		m.StartS, m.EndS = math.Inf(1), math.Inf(-1)
+	out := make([]stats.Interval, n)
+	copy(out, sums)
+	for i := range out {
+		out[i].StartS, out[i].EndS = math.Inf(1), math.Inf(-1)
+	}
+	for _, w := range ws {
+		c := w.data.Series
+		if c == nil {
+			continue
+		}
+		shift := w.start.Sub(first).Seconds()
+		for i := range c.Len() {
+			out[i].StartS, out[i].EndS = min(out[i].StartS, c.StartS[i]+shift), max(out[i].EndS, c.EndS[i]+shift)
+		}
+	}
+	// Interval by interval, one metric at a time: a reader per shard
+	// streams its column, one dense sum adds them.
+	sum := stats.NewSum()
+	for _, metric := range []string{"ttfb", "total"} {
+		readers := make([]*stats.ColumnReader, len(ws))
 		for j, w := range ws {
-			if i >= len(w.data.Series) {
-				continue
-			}
-			iv := w.data.Series[i]
-			shift := w.start.Sub(first).Seconds()
-			m.Op = iv.Op
-			m.StartS, m.EndS = min(m.StartS, iv.StartS+shift), max(m.EndS, iv.EndS+shift)
-			m.Count += iv.Count
-			m.Errors += iv.Errors
-			m.Bytes += iv.Bytes
-			m.Late += iv.Late
-			m.Dropped += iv.Dropped
-			m.InFlight += iv.InFlight
-			m.NewConns += iv.NewConns
-			for c, k := range iv.ErrorsByClass {
-				if m.ErrorsByClass == nil {
-					m.ErrorsByClass = map[string]int64{}
+			if c := w.data.Series; c != nil {
+				col := c.TTFB
+				if metric == "total" {
+					col = c.Total
 				}
-				m.ErrorsByClass[c] += k
+				r, err := stats.NewColumnReader(col, c.Len())
+				if err != nil {
+					closeAll(readers)
+					return nil, nil, fmt.Errorf("shard %d %s: %w", w.shard, metric, err)
+				}
+				readers[j] = r
 			}
-			if err := ttfb.AddEncoded(iv.TTFB); err != nil {
-				return nil, nil, fmt.Errorf("shard %d interval %d: %w", w.shard, i, err)
+		}
+		for i := range out {
+			sum.Reset()
+			for j, w := range ws {
+				if readers[j] == nil || i >= w.data.Series.Len() {
+					continue
+				}
+				p, err := readers[j].Next()
+				if err == nil {
+					err = sum.AddPayload(p)
+				}
+				if err != nil {
+					closeAll(readers)
+					return nil, nil, fmt.Errorf("shard %d interval %d %s: %w", w.shard, i, metric, err)
+				}
 			}
-			if err := total.AddEncoded(iv.Total); err != nil {
-				return nil, nil, fmt.Errorf("shard %d interval %d: %w", w.shard, i, err)
+			enc, err := sum.EncodeFast()
+			if err != nil {
+				closeAll(readers)
+				return nil, nil, err
 			}
-			own := iv
-			own.StartS, own.EndS = iv.StartS+shift, iv.EndS+shift
-			perShard[j] = append(perShard[j], own)
+			if metric == "ttfb" {
+				out[i].TTFB = enc
+			} else {
+				out[i].Total = enc
+			}
 		}
-		var err error
-		if m.TTFB, err = ttfb.Histogram().Encode(); err != nil {
-			return nil, nil, err
-		}
-		if m.Total, err = total.Histogram().Encode(); err != nil {
-			return nil, nil, err
-		}
-		out = append(out, m)
+		closeAll(readers)
 	}
-	return out, perShard, nil
+	return out, rates, nil
+}
+
+func closeAll(rs []*stats.ColumnReader) {
+	for _, r := range rs {
+		if r != nil {
+			r.Close()
+		}
+	}
+}
+
+// addCounts adds a shard's interval counts into acc (grown as needed).
+func addCounts(acc []stats.Interval, c *stats.Columns) []stats.Interval {
+	for len(acc) < c.Len() {
+		acc = append(acc, stats.Interval{Op: c.Op})
+	}
+	for i := range c.Len() {
+		m := &acc[i]
+		m.Count += c.Count[i]
+		m.Errors += c.Errors[i]
+		m.Bytes += c.Bytes[i]
+		m.Late += c.Late[i]
+		m.Dropped += c.Dropped[i]
+		m.InFlight += c.InFlight[i]
+		m.NewConns += c.NewConns[i]
+	}
+	for _, e := range c.ErrorsByClass {
+		m := &acc[e.I]
+		if m.ErrorsByClass == nil {
+			m.ErrorsByClass = map[string]int64{}
+		}
+		for k, v := range e.ByClass {
+			m.ErrorsByClass[k] += v
+		}
+	}
+	return acc
 }
 
 // inWindow counts the operations and bytes the shards' intervals put in
@@ -84,18 +157,19 @@ func inWindow(ws []window, from, to time.Time) (ops, bytes float64) {
 		return max(0, float64(o)/float64(d))
 	}
 	for _, w := range ws {
-		if len(w.data.Series) == 0 {
+		c := w.data.Series
+		if c == nil {
 			f := share(w.start, w.end)
 			ops += f * float64(w.res.Count+w.res.Errors)
 			bytes += f * w.res.AggregateMBps * 1e6 * w.res.WallS
 			continue
 		}
-		for _, iv := range w.data.Series {
-			a := w.start.Add(time.Duration(iv.StartS * float64(time.Second)))
-			b := w.start.Add(time.Duration(iv.EndS * float64(time.Second)))
+		for i := range c.Len() {
+			a := w.start.Add(time.Duration(c.StartS[i] * float64(time.Second)))
+			b := w.start.Add(time.Duration(c.EndS[i] * float64(time.Second)))
 			f := share(a, b)
-			ops += f * float64(iv.Count+iv.Errors)
-			bytes += f * float64(iv.Bytes)
+			ops += f * float64(c.Count[i]+c.Errors[i])
+			bytes += f * float64(c.Bytes[i])
 		}
 	}
 	return ops, bytes

@@ -21,7 +21,7 @@ type File struct {
 // and its intervals.
 type StepData struct {
 	Histograms map[string]string `json:"histograms"`
-	Series     []stats.Interval  `json:"series,omitempty"`
+	Series     *stats.Columns    `json:"series,omitempty"`
 }
 
 // Encode writes a shard's document with each result's histograms (as the
@@ -41,7 +41,11 @@ func Encode(d *document.Document, hists []map[string][]byte) ([]byte, error) {
 					if err != nil {
 						return nil, err
 					}
-					sd.Series = s
+					c, err := stats.ToColumns(s)
+					if err != nil {
+						return nil, err
+					}
+					sd.Series = &c
 					continue
 				}
 				sd.Histograms[m] = string(b)
@@ -76,6 +80,14 @@ func Decode(b []byte) (*File, error) {
 		return nil, fmt.Errorf("corrupted shard document: %d results but %d histogram sets", len(f.Results), len(f.Steps))
 	case f.Shard.Count <= 0 || f.Shard.Index < 0 || f.Shard.Index >= f.Shard.Count:
 		return nil, fmt.Errorf("corrupted shard document: shard %d of %d", f.Shard.Index, f.Shard.Count)
+	}
+	for i, sd := range f.Steps {
+		if sd.Series == nil {
+			continue
+		}
+		if err := sd.Series.Check(); err != nil {
+			return nil, fmt.Errorf("corrupted shard document: result %d: %w", i, err)
+		}
 	}
 	return &f, nil
 }

@@ -34,6 +34,19 @@ func TestSumIsTheUnion(t *testing.T) {
 	if !got.Equal(want) || s.Count() != int64(len(all)) {
 		t.Fatalf("sum: count %d p99 %v; union: count %d p99 %v", s.Count(), got.Quantile(99), want.Count(), want.Quantile(99))
 	}
+	// Written straight from the counts, it decodes to the same histogram.
+	fast, err := s.EncodeFast()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeHistogram([]byte(fast))
+	if err != nil || !back.Equal(want) {
+		t.Fatalf("EncodeFast: %v, equal %t", err, err == nil && back.Equal(want))
+	}
+	s2 := NewSum()
+	if err := s2.AddEncoded(fast); err != nil || !s2.Histogram().Equal(want) {
+		t.Fatalf("EncodeFast read back by Sum: %v", err)
+	}
 	if err := s.AddEncoded("not base64!"); err == nil {
 		t.Fatal("corrupt input accepted")
 	}
