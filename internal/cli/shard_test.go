@@ -138,7 +138,7 @@ func TestShardsMinIO(t *testing.T) {
 	for i := range 4 {
 		env, extra := engineEnvs(id, i)
 		args := append([]string{"run", "s3://" + bucket, "--endpoint", ep, "--workload", "latency", "--objects", "4",
-			"--gets", "3200", "--rate", "400", "--op-sizes", "1KiB", "--op-count", "8", "--results-to", resultsTo,
+			"--gets", "3200", "--rate", "400", "--max-inflight", "4", "--op-sizes", "1KiB", "--op-count", "8", "--results-to", resultsTo,
 			"--start-in", "5s", "--json", "-q", "--db", filepath.Join(dir, "shard-"+itoa(i)+".db")}, extra...)
 		procs = append(procs, startShard(t, env, args...))
 	}
@@ -190,9 +190,10 @@ func TestShardsMinIO(t *testing.T) {
 	}
 	// The merged histogram is the union of the shards' own (each saved in
 	// its database), bucket for bucket, and that of all the shards' raw
-	// samples: the samples keep wall-clock times, the histograms
-	// durations on the monotonic clock, which may differ by microseconds,
-	// so the raw samples are held to the quantiles within 1%.
+	// samples (one worker per shard keeps every sample it made): the
+	// samples keep wall-clock times, the histograms durations on the
+	// monotonic clock, which may differ by microseconds, so the raw
+	// samples are held to the quantiles within 1%.
 	var totals []int64
 	union := stats.NewSum()
 	for i := range 4 {
