@@ -66,7 +66,7 @@ func LoadAll(ctx context.Context, st *results.Store, ids []string) ([]*Run, erro
 func Decode(run results.Run, steps []results.Step) (*Run, error) {
 	sr := &Run{Meta: run, Steps: steps}
 	switch run.Command {
-	case "run", "probe":
+	case "run", "probe", "merge":
 		sr.Doc = &document.Document{}
 		if err := json.Unmarshal(run.Document, sr.Doc); err != nil {
 			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)

@@ -116,6 +116,7 @@ Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
+	f.shards.register(fl)
 	return cmd
 }
 
@@ -139,13 +140,26 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return usagef("--conn: %w", err)
 	}
-	runID := document.NewRunID()
+	spec, runID, err := f.shards.spec()
+	if err != nil {
+		return err
+	}
+	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
+		spec.Apply(&opts)
+		f.open.DivideRate(spec.Count)
+		f.Prefix = spec.Prefix(f.Prefix)
+	}
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, runID)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	sr, err := f.shards.begin(ctx, spec, env)
+	if err != nil {
+		return err
+	}
+	defer sr.Close()
 	newClient := env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts)
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
@@ -154,6 +168,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		doc.Options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
 	f.open.AddTo(doc.Options)
+	f.shards.addTo(doc.Options, spec)
 	keeper := stats.NewReservoir(f.keep)
 	if f.noSave {
 		keeper = stats.NewReservoir(0)
@@ -165,7 +180,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: keeper.Cap(),
-			Interval: f.open.Interval, OnInterval: live.Interval},
+			Interval: f.open.Interval, OnInterval: live.Interval, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -175,6 +190,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
+			sr.StepDone(res.Wall)
 			r := analysis.StepResult(res, string(strategy), &f.open.OpenSettings)
 			report.WarnRateShort(stderr, &r)
 			doc.Results = append(doc.Results, r)
@@ -193,6 +209,14 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
+	if werr := sr.Write(doc, hists, failure(runErr, interrupted)); werr != nil && runErr == nil {
+		runErr = werr
+	} else if werr != nil {
+		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(werr.Error()))
+	}
+	if spec.Active() {
+		doc.RunID = spec.LocalID() // saved apart from the merged run, which has the shared id
+	}
 	if runErr != nil && !interrupted {
 		if len(doc.Results) == 0 {
 			return runErr
@@ -202,6 +226,14 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	kept, _ := keeper.Kept()
 	analysis.Annotate(doc, prices)
 	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), hists, kept, runErr, stdout, stderr)
+}
+
+// failure is why a run stopped early ("" when it did not fail).
+func failure(err error, interrupted bool) string {
+	if err == nil || interrupted {
+		return ""
+	}
+	return oneLine(err.Error())
 }
 
 func isTerminal(w io.Writer) bool {

@@ -19,6 +19,7 @@ type runFlags struct {
 	output         string
 	quiet          bool
 	open           openFlags
+	shards         shardFlags
 }
 
 // options turns flags into workload options, or a usage error.

@@ -58,6 +58,10 @@ type Document struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Cost is what the requests cost at list prices.
 	Cost *Cost `json:"cost,omitempty"`
+	// Shard places a shard's document in its run; Merge says how a
+	// merged run was made from its shards' (nil otherwise).
+	Shard *ShardInfo `json:"shard,omitempty"`
+	Merge *MergeInfo `json:"merge,omitempty"`
 }
 
 // ProbeInfo places a probe round in its process: the round number and the

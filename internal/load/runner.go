@@ -155,6 +155,10 @@ type Runner struct {
 	// end of each interval with the intervals of every op.
 	Interval   time.Duration
 	OnInterval func(st *Step, ivs []stats.Interval)
+	// Ready, when set, is called once a step's clients are made, just
+	// before its clock starts: a shard waits there for the run's common
+	// start time, so that client set-up does not shift its window.
+	Ready func(ctx context.Context)
 }
 
 // Sink receives every sample of one worker, from that worker only: it
@@ -202,6 +206,9 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		for w := range workerClients {
 			workerClients[w] = c
 		}
+	}
+	if r.Ready != nil {
+		r.Ready(ctx)
 	}
 	var perOpErr atomic.Pointer[error]
 

@@ -28,6 +28,24 @@ type OpenSettings struct {
 	shares  map[string]float64 // a mix's op shares (0 to 1)
 }
 
+// DivideRate makes the parsed rate one n-th of the total (a shard's part),
+// so that the offered operations a step reports are this shard's.
+func (o *OpenSettings) DivideRate(n int) { o.profile = o.profile.Divided(n) }
+
+// Divided is the profile with every rate divided by n, the shape (ramp,
+// steps) unchanged.
+func (p RateProfile) Divided(n int) RateProfile {
+	if n <= 1 || len(p.Rates) == 0 {
+		return p
+	}
+	out := p
+	out.Rates = make([]float64, len(p.Rates))
+	for i, r := range p.Rates {
+		out.Rates[i] = r / float64(n)
+	}
+	return out
+}
+
 // DefaultMixSizes is the object size of a mix when --sizes keeps the
 // throughput workload's default.
 const DefaultMixSizes = "4KiB"

@@ -1,0 +1,201 @@
+package merge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/shard"
+	"github.com/objbench/objbench/internal/stats"
+)
+
+// shardFile builds shard i of n whose one result (get 1KiB) took the given
+// total latencies (ms), over a window starting at start and lasting wall,
+// with one interval per second.
+func shardFile(t testing.TB, runID string, i, n int, start time.Time, wall time.Duration, ms []float64) *shard.File {
+	t.Helper()
+	us := make([]int64, len(ms))
+	for k, v := range ms {
+		us[k] = int64(v * 1000)
+	}
+	h := stats.HistogramOf(us)
+	enc, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := h.Dist()
+	r := document.Result{Workload: "latency", Op: "get", SizeBytes: 1024, Concurrency: 1, Count: int64(len(ms)), TTFBms: d, TotalMs: d,
+		WallS: wall.Seconds(), AggregateMBps: float64(len(ms)) * 1024 / 1e6 / wall.Seconds(), RequestsPerOp: 1, ReusedFraction: 1}
+	secs := int(wall / time.Second)
+	var series []stats.Interval
+	for s := range secs {
+		part := us[len(us)*s/secs : len(us)*(s+1)/secs]
+		e, _ := stats.HistogramOf(part).Encode()
+		series = append(series, stats.Interval{Op: "get", StartS: float64(s), EndS: float64(s + 1), Count: int64(len(part)),
+			Bytes: int64(len(part)) * 1024, TTFB: e, Total: e})
+	}
+	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, start), Results: []document.Result{r}}
+	doc.Shard = &document.ShardInfo{Run: runID, Index: i, Count: n, Engine: shard.EngineFlag,
+		Windows: []document.Window{{Start: start.Format(time.RFC3339Nano), End: start.Add(wall).Format(time.RFC3339Nano)}}}
+	cols, err := stats.ToColumns(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &shard.File{Document: doc, Steps: []shard.StepData{{Histograms: map[string]string{"ttfb": enc, "total": enc}, Series: &cols}}}
+}
+
+func repeat(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// TestMergeIsTheUnion: the merged p99 is the union's, not the average of
+// the shards' p99s. Shard 0's 1000 requests all take 10 ms (p99 10 ms);
+// shard 1's 1000 take 10 ms but for 50 of 500 ms (p99 500 ms). Of the 2000
+// requests 50 (2.5%) take 500 ms, so the p99 of the run is 500 ms; the
+// average of the p99s, 255 ms, is a latency no request had, and would put
+// the run's 99th percentile at half of what 1 request in 40 waited.
+func TestMergeIsTheUnion(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
+	a := repeat(10, 1000)
+	b := append(repeat(10, 950), repeat(500, 50)...)
+	in := []Input{
+		{"b", shardFile(t, "r1", 1, 2, start, 10*time.Second, b)},
+		{"a", shardFile(t, "r1", 0, 2, start, 10*time.Second, a)},
+	}
+	m, err := Merge(in, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Doc.Results[0]
+	p99a, p99b := in[1].File.Results[0].TotalMs.P99, in[0].File.Results[0].TotalMs.P99
+	avg := (p99a + p99b) / 2
+	var all []int64
+	for _, v := range append(append([]float64{}, a...), b...) {
+		all = append(all, int64(v*1000))
+	}
+	union := stats.HistogramOf(all)
+	t.Logf("shard p99s %.1f and %.1f ms, their average %.1f ms; merged p99 %.1f ms, union p99 %.1f ms", p99a, p99b, avg, r.TotalMs.P99, union.Quantile(99))
+	got, err := stats.DecodeHistogram(m.Histograms[0]["total"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(union) {
+		t.Fatal("merged histogram differs from the union's, bucket for bucket")
+	}
+	if r.Count != 2000 || r.TotalMs.P99 != union.Quantile(99) || r.TotalMs.P99 < 499 {
+		t.Fatalf("merged count %d p99 %v, want 2000 and the union's %v", r.Count, r.TotalMs.P99, union.Quantile(99))
+	}
+	if d := r.TotalMs.P99 - avg; d < 200 {
+		t.Fatalf("merged p99 %v is close to the average of p99s %v: the case does not tell them apart", r.TotalMs.P99, avg)
+	}
+	// The series add up to the step too.
+	series, err := stats.DecodeSeries(m.Histograms[0][stats.SeriesMetric])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := stats.SumSeries(series, "total")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Equal(union) || len(series) != 10 {
+		t.Fatalf("%d merged intervals; their sum equals the union: %t", len(series), sum.Equal(union))
+	}
+	ms := m.Doc.Merge.Steps[0]
+	if ms.CommonWindowS != 10 || ms.CommonOpsPerS != 200 || len(ms.Shards) != 2 || m.Incomplete() {
+		t.Fatalf("merge step %+v", ms)
+	}
+}
+
+func TestMergeWindowsAndStragglers(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
+	in := []Input{
+		{"0", shardFile(t, "r", 0, 3, start, 10*time.Second, repeat(5, 1000))},
+		{"1", shardFile(t, "r", 1, 3, start, 10*time.Second, repeat(5, 1000))},
+		// shard 2 starts 2 s late and runs as long: a straggler
+		{"2", shardFile(t, "r", 2, 3, start.Add(2*time.Second), 10*time.Second, repeat(5, 1000))},
+	}
+	m, err := Merge(in, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := m.Doc.Merge.Steps[0]
+	if ms.CommonWindowS != 8 || ms.WholeWindowS != 12 || ms.WholeOpsPerS != 250 || ms.CommonOpsPerS != 300 {
+		t.Fatalf("windows: common %v s at %v ops/s, whole %v s at %v ops/s; want 8 s at 300, 12 s at 250",
+			ms.CommonWindowS, ms.CommonOpsPerS, ms.WholeWindowS, ms.WholeOpsPerS)
+	}
+	if len(ms.Stragglers) != 1 || ms.Stragglers[0] != 2 {
+		t.Fatalf("stragglers %v, want [2]", ms.Stragglers)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	f := func(run string, i, n int) *shard.File {
+		return shardFile(t, run, i, n, start, time.Second, repeat(1, 10))
+	}
+	tests := []struct {
+		name string
+		in   []Input
+		want string
+	}{
+		{"different runs", []Input{{"a", f("r1", 0, 2)}, {"b", f("r2", 1, 2)}}, "documents from different runs: a is of run r1, b of run r2"},
+		{"different counts", []Input{{"a", f("r1", 0, 2)}, {"b", f("r1", 1, 3)}}, "not one run"},
+		{"twice", []Input{{"a", f("r1", 0, 2)}, {"b", f("r1", 0, 2)}}, "shard 0 appears twice: a and b"},
+		{"none", nil, "no shard documents"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Merge(tt.in, 0)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMergeNamesMissingAndPartial(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	p := shardFile(t, "r", 3, 4, start, time.Second, repeat(1, 10))
+	p.Interrupted = true
+	in := []Input{{"0", shardFile(t, "r", 0, 4, start, time.Second, repeat(1, 10))}, {"3", p}}
+	m, err := Merge(in, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mi := m.Doc.Merge
+	if !m.Incomplete() || len(mi.Missing) != 2 || mi.Missing[0] != 1 || len(mi.Partial) != 1 || mi.Partial[0] != 3 {
+		t.Fatalf("merge info %+v", mi)
+	}
+	text := strings.Join(mi.Lacks, "\n")
+	if !strings.Contains(text, "shards 1, 2 wrote no document") || !strings.Contains(text, "shard 3 was interrupted") {
+		t.Fatalf("lacks: %s", text)
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	t.Parallel()
+	good, err := shard.Encode(shardFile(t, "r", 0, 1, time.Now(), time.Second, repeat(1, 10)).Document,
+		[]map[string][]byte{{"total": []byte("x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, doc, want string }{
+		{"truncated", string(good[:len(good)/2]), "corrupted shard document"},
+		{"other schema", strings.Replace(string(good), `"objbench/v1"`, `"objbench/v9"`, 1), `schema "objbench/v9"`},
+		{"not a shard", `{"schema":"objbench/v1","run_id":"x","command":"run","results":[]}`, "without a shard block"},
+		{"empty", `{}`, "no schema"},
+	} {
+		if _, err := shard.Decode([]byte(tc.doc)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

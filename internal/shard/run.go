@@ -1,0 +1,241 @@
+package shard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/storage"
+)
+
+// Run is this process's part of a sharded run: which shard, where it
+// writes its document, when its measured window starts, and the windows it
+// measured.
+type Run struct {
+	Spec Spec
+	// Place is --results-to (nil: the document is not written anywhere).
+	Place *Place
+	// StartAt is when the first measured step begins (zero: when ready).
+	StartAt time.Time
+	// Prefix is the shard's key space in the target.
+	Prefix  string
+	clock   *Clock
+	windows []document.Window
+	// Late is how far after StartAt the first step began.
+	Late time.Duration
+}
+
+// startDoc is RUN/start.json, the start time shard 0 resolved.
+type startDoc struct {
+	StartAt time.Time `json:"start_at"`
+}
+
+// StartName is where shard 0 writes the start time it resolved.
+func StartName(runID string) string { return path.Join(runID, "start.json") }
+
+// ResolveStart reads --start-at (RFC 3339) or --start-in (a delay): with
+// shards, --start-in is resolved once, by shard 0, which writes the time
+// next to the results; the other shards read it there (waiting for it up
+// to the delay and a few minutes more), so that every shard's measured
+// window begins at the same wall-clock time.
+func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s Spec, place *Place) (time.Time, error) {
+	switch {
+	case startAt != "" && startIn != 0:
+		return time.Time{}, fmt.Errorf("--start-at and --start-in: give one")
+	case startIn < 0:
+		return time.Time{}, fmt.Errorf("--start-in must be positive, got %s", startIn)
+	case startAt != "":
+		t, err := time.Parse(time.RFC3339, startAt)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("--start-at %q: use an RFC 3339 time such as 2026-11-23T18:30:00Z", startAt)
+		}
+		return t, nil
+	case startIn == 0:
+		return time.Time{}, nil
+	case s.Count <= 1:
+		return time.Now().Add(startIn), nil
+	case place == nil:
+		return time.Time{}, fmt.Errorf("--start-in with shards needs --results-to (shard 0 writes the start time there); or give every shard the same --start-at")
+	}
+	name := StartName(s.RunID)
+	read := func() (time.Time, error) {
+		b, err := place.Get(ctx, name)
+		if err != nil {
+			return time.Time{}, err
+		}
+		var d startDoc
+		if err := json.Unmarshal(b, &d); err != nil || d.StartAt.IsZero() {
+			return time.Time{}, fmt.Errorf("%s is corrupted: %v", place.Where(name), err)
+		}
+		return d.StartAt, nil
+	}
+	if s.Index == 0 {
+		if t, err := read(); err == nil {
+			return t, nil // shard 0 restarted: keep the time the others read
+		} else if !errors.Is(err, ErrNotExist) {
+			return time.Time{}, err
+		}
+		t := time.Now().Add(startIn).UTC()
+		b, _ := json.Marshal(startDoc{StartAt: t})
+		if err := place.Put(ctx, name, b); err != nil {
+			return time.Time{}, err
+		}
+		return t, nil
+	}
+	deadline := time.Now().Add(startIn + 5*time.Minute)
+	for {
+		t, err := read()
+		if err == nil {
+			return t, nil
+		}
+		if !errors.Is(err, ErrNotExist) {
+			return time.Time{}, err
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("shard 0 wrote no start time to %s within %s: start shard 0 too, or give every shard the same --start-at",
+				place.Where(name), startIn+5*time.Minute)
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// SetClock records the clock offset estimate.
+func (r *Run) SetClock(c Clock) { r.clock = &c }
+
+// WaitStart sleeps until StartAt, before the first measured step; a shard
+// that is ready after StartAt starts at once and records how late.
+func (r *Run) WaitStart(ctx context.Context) {
+	if r == nil || r.StartAt.IsZero() || len(r.windows) > 0 {
+		return
+	}
+	d := time.Until(r.StartAt)
+	if d <= 0 {
+		r.Late = -d
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// StepDone records a result's measured window, which ended now after wall.
+func (r *Run) StepDone(wall time.Duration) {
+	if r == nil {
+		return
+	}
+	end := time.Now()
+	r.windows = append(r.windows, document.Window{Start: end.Add(-wall).UTC().Format(time.RFC3339Nano), End: end.UTC().Format(time.RFC3339Nano)})
+}
+
+// Info is the shard block of the document.
+func (r *Run) Info() *document.ShardInfo {
+	i := &document.ShardInfo{Run: r.Spec.RunID, Index: r.Spec.Index, Count: r.Spec.Count, Engine: r.Spec.Engine, Prefix: r.Prefix,
+		Windows: append([]document.Window{}, r.windows...)}
+	if !r.StartAt.IsZero() {
+		i.StartAt = r.StartAt.UTC().Format(time.RFC3339Nano)
+		i.LateMs = float64(r.Late) / 1e6
+	}
+	if r.clock != nil {
+		i.ClockMeasured = true
+		i.ClockOffsetMs, i.ClockErrorMs = float64(r.clock.Offset)/1e6, float64(r.clock.Error)/1e6
+	}
+	return i
+}
+
+// Write stores the shard's document, with its histograms, in the results
+// place: at the end of the run, or what it has when interrupted or failed
+// (failed says why). It uses its own deadline: the run's context may be
+// cancelled already.
+func (r *Run) Write(d *document.Document, hists []map[string][]byte, failed string) error {
+	if r == nil || r.Place == nil {
+		return nil
+	}
+	info := r.Info()
+	info.Failed = failed
+	d.Shard = info
+	b, err := Encode(d, hists)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return r.Place.Put(ctx, DocName(r.Spec), b)
+}
+
+// Config is what a measuring command passes to Begin.
+type Config struct {
+	Spec Spec
+	// ResultsTo is --results-to ("" for none); Open opens its backend.
+	ResultsTo string
+	Open      OpenBackend
+	// StartAt and StartIn are --start-at and --start-in.
+	StartAt string
+	StartIn time.Duration
+	// Setup is the target's unmeasured client and Prefix the shard's key
+	// space there, for the clock probe (nil: not measured).
+	Setup  storage.Backend
+	Prefix string
+}
+
+// Begin prepares this process's part before any load: it opens the
+// results place and proves it writable, resolves the start time, and
+// measures the clock against the storage service. It returns nil for an
+// unsharded run without --results-to or a start time. Mistakes in the
+// settings are UsageErrors.
+func Begin(ctx context.Context, c Config) (*Run, error) {
+	if !c.Spec.Active() && c.ResultsTo == "" && c.StartAt == "" && c.StartIn == 0 {
+		return nil, nil
+	}
+	r := &Run{Spec: c.Spec, Prefix: c.Prefix}
+	if c.ResultsTo != "" {
+		if !c.Spec.Active() {
+			r.Spec = Spec{Index: 0, Count: 1, RunID: c.Spec.RunID, Engine: EngineFlag}
+		}
+		p, err := OpenPlace(ctx, c.ResultsTo, c.Open)
+		if err != nil {
+			return nil, UsageError{err}
+		}
+		r.Place = p
+		if err := p.CheckWritable(ctx, r.Spec); err != nil {
+			p.Close()
+			return nil, UsageError{err}
+		}
+	}
+	t, err := ResolveStart(ctx, c.StartAt, c.StartIn, r.Spec, r.Place)
+	if err != nil {
+		r.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, UsageError{err}
+	}
+	r.StartAt = t
+	if c.Setup != nil && r.Spec.Active() {
+		if clk, err := MeasureClock(ctx, c.Setup, c.Prefix+".objbench-clock"); err == nil {
+			r.SetClock(clk)
+		}
+	}
+	return r, nil
+}
+
+// Close releases the results place.
+func (r *Run) Close() {
+	if r != nil && r.Place != nil {
+		r.Place.Close()
+	}
+}
+
+// UsageError marks a setting the user must change (exit code 2).
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }

@@ -1,0 +1,73 @@
+package shard
+
+import (
+	"strings"
+
+	"github.com/objbench/objbench/internal/load"
+)
+
+// Share is shard i's part of a total split over n shards: the first
+// total%n shards take one more, so that the parts add up to the total.
+func Share(total, i, n int) int {
+	if n <= 0 {
+		return total
+	}
+	s := total / n
+	if i < total%n {
+		s++
+	}
+	return s
+}
+
+// workers is a share of a concurrency: at least one worker, so a level
+// below the shard count runs one worker per shard (the total is then the
+// shard count, and the shard's document says so).
+func workers(total, i, n int) int { return max(1, Share(total, i, n)) }
+
+// ScaleRate is a rate profile's share for one of n shards: every rate
+// divided by n, the shape (ramp, steps) unchanged.
+func ScaleRate(p load.RateProfile, n int) load.RateProfile { return p.Divided(n) }
+
+// Apply turns a run's options, given as totals across the shards, into
+// this shard's: its share of the rate (--rate), of the concurrency
+// (--max-inflight, --concurrency levels, --latency-concurrency) and of the
+// operation counts that are totals (--requests, --gets). Other counts
+// (pools, sizes) are per shard.
+func (s Spec) Apply(o *load.Options) {
+	if s.Count <= 1 {
+		return
+	}
+	i, n := s.Index, s.Count
+	if o.Requests > 0 {
+		o.Requests = max(1, Share(o.Requests, i, n))
+	}
+	o.Gets = max(1, Share(o.Gets, i, n))
+	o.LatencyConcurrency = workers(o.LatencyConcurrency, i, n)
+	levels := make([]int, len(o.Levels))
+	for k, l := range o.Levels {
+		levels[k] = workers(l, i, n)
+	}
+	o.Levels = levels
+	if o.MaxInflight > 0 {
+		o.MaxInflight = workers(o.MaxInflight, i, n)
+	}
+	if pace := o.Pace; pace != nil {
+		o.Pace = func() load.Pacer {
+			p := pace()
+			if ol, ok := p.(*load.OpenLoop); ok {
+				ol.Profile = ScaleRate(ol.Profile, n)
+			}
+			return p
+		}
+	}
+}
+
+// Prefix is where the shard writes inside the target's prefix:
+// <prefix>/shard-I/ under the user's --prefix, else
+// objbench/<run-id>/shard-I/. Shards of one run never share a key.
+func (s Spec) Prefix(userPrefix string) string {
+	if p := strings.Trim(userPrefix, "/"); p != "" {
+		return p + "/" + s.Name()
+	}
+	return "objbench/" + s.RunID + "/" + s.Name()
+}
