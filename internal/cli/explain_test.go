@@ -226,4 +226,19 @@ func TestExplainOutputAndExitCode(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "PutObject") || !strings.Contains(out, "timeline") {
 		t.Errorf("show: exit %d, %s %s", code, out, errOut)
 	}
+	// The program after a change: two uploads on one connection, compared.
+	html := filepath.Join(t.TempDir(), "r.html")
+	code, out, errOut = runCLI(t, context.Background(), "--db", db, "explain", "--json", "--report", html, "--", "sh", "-c",
+		`curl -sS -o /dev/null -X PUT --data-binary x "$AWS_ENDPOINT_URL/objbench/a" -o /dev/null -X PUT --data-binary x "$AWS_ENDPOINT_URL/objbench/b"`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	after := explainJSON(t, out)
+	code, out, errOut = runCLI(t, context.Background(), "--db", db, "compare", d.RunID, after.RunID)
+	if code != 0 || !strings.Contains(out, "requests_per_object") || !strings.Contains(out, "connections") {
+		t.Errorf("compare: exit %d, %s %s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), `id="explain"`) || !strings.Contains(string(b), "PutObject") {
+		t.Errorf("--report: %v, waterfall missing", err)
+	}
 }

@@ -106,7 +106,7 @@ func Findings(e *document.Explain, in Input) []document.Finding {
 			map[string]float64{"max_in_flight": float64(e.MaxInFlight), "connections": float64(e.Connections), "save_s": save})
 	}
 	// HTTP/2 where offered.
-	if in.HTTP2Offered && e.Protocols["h2"] == 0 && e.MaxOpenConns > 1 && rtt > 0 {
+	if in.HTTP2Offered && e.Protocols["h2"] == 0 && e.MaxInFlight > 1 && e.Connections > 1 && rtt > 0 {
 		save := float64(e.Connections-1) * hs * rtt / float64(max(e.MaxInFlight, 1))
 		add("explain-http2", "info", fmt.Sprintf(
 			"The lab offered HTTP/2 and the program spoke HTTP/1.1 on %d connections (%d open at once). Where the service offers HTTP/2 "+

@@ -318,8 +318,13 @@ func (r *Recorder) wrap(next http.Handler) http.Handler {
 		r.mu.Lock()
 		rec.Requests = append(rec.Requests, q)
 		r.mu.Unlock()
-		body := &recordBody{ReadCloser: req.Body, r: r, q: q}
-		req.Body = body
+		// A shallow copy carries the counting body: the server keeps
+		// checking the original's (an unread Expect: 100-continue body
+		// closes the connection rather than being read after the reply).
+		counted := req.WithContext(req.Context())
+		if req.Body != nil && req.Body != http.NoBody {
+			counted.Body = &recordBody{ReadCloser: req.Body, r: r, q: q}
+		}
 		rw := &recordWriter{ResponseWriter: w, r: r, q: q}
 		defer func() {
 			r.mu.Lock()
@@ -329,7 +334,7 @@ func (r *Recorder) wrap(next http.Handler) http.Handler {
 			}
 			r.mu.Unlock()
 		}()
-		next.ServeHTTP(rw, req)
+		next.ServeHTTP(rw, counted)
 	})
 }
 

@@ -149,3 +149,20 @@ func counts(m map[string]int) string {
 
 // WriteExplainJSON writes the objbench/v1 explain document.
 func WriteExplainJSON(w io.Writer, d *document.ExplainDocument) error { return writeDoc(w, d) }
+
+// writeExplainComparison prints two explained runs' figures side by side.
+func writeExplainComparison(w io.Writer, c analysis.Comparison) {
+	if c.Note != "" {
+		fmt.Fprintln(w, c.Note)
+	}
+	var body [][]string
+	for _, r := range c.Explain {
+		change := "-"
+		if r.A != 0 {
+			change = fmt.Sprintf("%+.0f%%", 100*r.Change)
+		}
+		body = append(body, []string{r.Metric, num(r.A), num(r.B), change, r.Verdict})
+	}
+	leftTable(w, []string{"explain", "A", "B", "change", "verdict"}, body)
+	fmt.Fprintln(w)
+}
