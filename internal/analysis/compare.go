@@ -2,9 +2,9 @@ package analysis
 
 import (
 	"context"
-	"strings"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"

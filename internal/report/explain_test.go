@@ -30,7 +30,7 @@ func explainFixture() *document.ExplainDocument {
 		BytesUp: 7168, BytesDown: 7168, Requests: 2, RequestsPerObject: 1, Connections: 2, TLSHandshakes: 2,
 		ConnectionsPerObject: 1, TLSHandshakesPerObject: 1, RoundTripsPerObject: 3.5,
 		RoundTripsByPhase: map[string]float64{"connect": 1, "tls": 1, "wait100": 0.5, "wait": 1},
-		MaxInFlight: 1, MaxOpenConns: 1, ExpectContinue: 1, ExtraHeaders: map[string]int{"x-amz-checksum-crc32": 1},
+		MaxInFlight:       1, MaxOpenConns: 1, ExpectContinue: 1, ExtraHeaders: map[string]int{"x-amz-checksum-crc32": 1},
 		Operations: map[string]int{"PutObject": 1, "GetObject": 1}, Protocols: map[string]int{"http/1.1": 2}, CostUSDPer1000Objects: 0.0027,
 		Conns: []document.ExplainConn{
 			{ID: 1, API: "s3", OpenedS: 0.5, HandshakeRTTs: 2, TLSVersion: "1.3", ALPN: "http/1.1", ClosedS: 0.9, ClosedBy: "client", Requests: []document.ExplainRequest{
