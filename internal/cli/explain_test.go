@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,5 +242,52 @@ func TestExplainOutputAndExitCode(t *testing.T) {
 	}
 	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), `id="explain"`) || !strings.Contains(string(b), "PutObject") {
 		t.Errorf("--report: %v, waterfall missing", err)
+	}
+}
+
+// TestLabRecord: a foreground lab with --record prints the explanation of
+// what connected to it when it stops.
+func TestLabRecord(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runCLI(t, ctx, "lab", "--record", "--port", strconv.Itoa(port))
+		done <- result{code, out, errOut}
+	}()
+	url := fmt.Sprintf("http://127.0.0.1:%d/objbench/k", port)
+	var ok bool
+	for range 100 {
+		if exec.Command("curl", "-sf", "-o", "/dev/null", "-X", "PUT", "--data-binary", "x", url).Run() == nil {
+			ok = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !ok {
+		cancel()
+		r := <-done
+		t.Fatalf("the lab never answered: %s", r.err)
+	}
+	if err := exec.Command("curl", "-sf", "-o", "/dev/null", url).Run(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.out, "objbench lab --record") || !strings.Contains(r.out, "GetObject 1") || !strings.Contains(r.out, "timeline") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.out, r.err)
 	}
 }

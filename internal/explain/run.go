@@ -63,7 +63,6 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	}
 	defer l.Close()
 	started := time.Now()
-	env := document.NewEnvelope("explain", cfg.RunID, started)
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if cfg.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
@@ -77,17 +76,16 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 		return nil, err
 	}
 	timedOut := cfg.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	l.Recorder().WaitClosed(2*l.Link().RTT + 200*time.Millisecond)
-	conns := l.Recorder().Snapshot()
-	n := l.Network()
-	in := Input{Program: cfg.Argv, ExitCode: code, Conns: conns, Start: started, End: end, RTT: l.Link().RTT,
-		IdleTimeout: cfg.Lab.IdleTimeout, HTTP2Offered: l.CAPEM() != nil}
-	if n.Model == "netstack" {
-		in.MSS, in.RecvBuffer = lab.MSS(n.MTU), n.RecvBuffer
-	}
-	e := Analyze(in)
 	name := filepath.Base(cfg.Argv[0])
-	if e.Requests == 0 {
+	d := FromLab(l, cfg.Argv, code, started, end, cfg.Prices, tail.String())
+	if ctx.Err() != nil { // interrupted: what was recorded, if anything
+		if d.Explain.Requests == 0 {
+			return nil, ctx.Err()
+		}
+		d.Interrupted = true
+		return d, ctx.Err()
+	}
+	if d.Explain.Requests == 0 {
 		msg := fmt.Sprintf("%s %s", name, ErrNoRequests)
 		if hint := cloudHint(tail.String()); hint != "" {
 			msg = fmt.Sprintf("%s %s: %s", name, ErrNoRequests, hint)
@@ -102,22 +100,41 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 		}
 		return nil, &NoRequestsError{Msg: msg, ExitCode: code, TimedOut: timedOut}
 	}
-	env.Target = document.TargetInfo{URL: "lab", Provider: "lab"}
-	env.Lab = l.Info(mainAPI(e))
-	env.Target.Endpoint = l.LocalEndpoint(mainAPI(e))
-	env.Labels, env.Options = cfg.Labels, cfg.Options
-	env.DurationS = end.Sub(started).Seconds()
-	d := &document.ExplainDocument{Envelope: env, Explain: e}
-	d.Explain.Findings = Findings(&d.Explain, in)
-	if hint := cloudHint(tail.String()); hint != "" {
-		d.Explain.Findings = append([]document.Finding{{ID: "explain-real-cloud", Severity: "high", Text: "Some requests went elsewhere: " + hint + "."}}, d.Explain.Findings...)
+	if cfg.RunID != "" {
+		d.RunID = cfg.RunID
 	}
-	Price(d, cfg.Prices)
+	d.Labels, d.Options = cfg.Labels, cfg.Options
 	if timedOut {
 		d.Interrupted = true
 		return d, fmt.Errorf("%s %w after %s and was stopped", name, ErrTimeout, cfg.Timeout)
 	}
 	return d, nil
+}
+
+// FromLab explains what l recorded between start and end: the program
+// argv (nil for whatever connected to a foreground lab) and its exit
+// status; output is the program's output, searched for traces of a real
+// cloud. It waits briefly for connections closing as the program exited.
+func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices analysis.Prices, output string) *document.ExplainDocument {
+	l.Recorder().WaitClosed(2*l.Link().RTT + 200*time.Millisecond)
+	n := l.Network()
+	in := Input{Program: argv, ExitCode: code, Conns: l.Recorder().Snapshot(), Start: start, End: end, RTT: l.Link().RTT,
+		IdleTimeout: l.IdleTimeout(), HTTP2Offered: l.CAPEM() != nil}
+	if n.Model == "netstack" {
+		in.MSS, in.RecvBuffer = lab.MSS(n.MTU), n.RecvBuffer
+	}
+	e := Analyze(in)
+	env := document.NewEnvelope("explain", document.NewRunID(), start)
+	env.Target = document.TargetInfo{URL: "lab", Provider: "lab", Endpoint: l.LocalEndpoint(mainAPI(e))}
+	env.Lab = l.Info(mainAPI(e))
+	env.DurationS = end.Sub(start).Seconds()
+	d := &document.ExplainDocument{Envelope: env, Explain: e}
+	d.Explain.Findings = Findings(&d.Explain, in)
+	if hint := cloudHint(output); hint != "" && e.Requests > 0 {
+		d.Explain.Findings = append([]document.Finding{{ID: "explain-real-cloud", Severity: "high", Text: "Some requests went elsewhere: " + hint + "."}}, d.Explain.Findings...)
+	}
+	Price(d, prices)
+	return d
 }
 
 // NoRequestsError is ErrNoRequests with its one-line message and the

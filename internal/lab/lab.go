@@ -420,6 +420,9 @@ func (l *Lab) CAPEM() []byte {
 // Recorder is the record of what the servers saw; nil unless Config.Record.
 func (l *Lab) Recorder() *Recorder { return l.rec }
 
+// IdleTimeout is the servers' keep-alive timeout.
+func (l *Lab) IdleTimeout() time.Duration { return l.cfg.IdleTimeout }
+
 // Link is the link in force (the profile with its overrides).
 func (l *Lab) Link() Link { return l.link }
 

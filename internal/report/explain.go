@@ -22,7 +22,11 @@ const (
 func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
 	ew := &errWriter{w: w}
 	e := &d.Explain
-	fmt.Fprintf(ew, "objbench explain %s: %s (exit %d)", d.RunID, strings.Join(e.Program, " "), e.ExitCode)
+	if len(e.Program) == 0 {
+		fmt.Fprintf(ew, "objbench lab --record %s: whatever connected to the lab", d.RunID)
+	} else {
+		fmt.Fprintf(ew, "objbench explain %s: %s (exit %d)", d.RunID, strings.Join(e.Program, " "), e.ExitCode)
+	}
 	if d.Interrupted {
 		fmt.Fprint(ew, " (stopped: partial record)")
 	}
