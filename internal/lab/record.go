@@ -184,8 +184,9 @@ func (c *recordConn) Read(p []byte) (int, error) {
 		// exchange): one round trip after the server's answer to the hello.
 		c.rec.Handshake = time.Now()
 	}
-	if err != nil && !c.rec.serverClosed && (errors.Is(err, io.EOF) || !errors.Is(err, net.ErrClosed)) {
-		c.rec.clientEOF = true
+	var ne net.Error
+	if err != nil && !c.rec.serverClosed && !errors.Is(err, net.ErrClosed) && !(errors.As(err, &ne) && ne.Timeout()) {
+		c.rec.clientEOF = true // end of stream or a reset: the client's doing (a deadline is the server's)
 	}
 	c.r.mu.Unlock()
 	return n, err
@@ -297,6 +298,11 @@ func (r *Recorder) connState(c net.Conn, s http.ConnState) {
 			rec.ClosedBy = "client"
 		case rec.state == http.StateIdle && r.idle > 0 && now.Sub(rec.idleSince) >= r.idle-r.idle/20:
 			rec.ClosedBy = "idle-timeout"
+		case rec.state == http.StateIdle:
+			// Idle, short of the timeout: the server had no reason to
+			// close it; an HTTP/2 client says goodbye with GOAWAY and the
+			// server closes.
+			rec.ClosedBy = "client"
 		default:
 			rec.ClosedBy = "server"
 		}
