@@ -53,8 +53,6 @@ The program's standard output and error go to objbench's standard error, each li
 prefixed with "NAME| " (NAME is the command's base name), or to --program-output FILE:
 objbench's standard output carries only the explanation (text, or --json).
 
-Azure requests are not recorded yet: Azurite is reached through a TCP relay.
-
 Exit status: the program's own (0 when it succeeded; 128+N when signal N ended it);
 2 usage error; 3 the program exited 0 but made no request to the lab; 124 the program
 ran past --timeout and was stopped (the partial record is printed); 127 COMMAND not found;

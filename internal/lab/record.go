@@ -5,9 +5,13 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -423,3 +427,58 @@ func (w *recordWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // NetConn is the connection below the record (a fault resets it).
 func (c *recordConn) NetConn() net.Conn { return c.Conn }
+
+// recordAzure puts a recording reverse proxy in front of Azurite at
+// upstream: on the server stack behind a local endpoint at port when the
+// link emulates, else on 127.0.0.1:port. It returns the public address and
+// sets ep's teardown (the proxy, then stopChild).
+func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream string, stopChild func()) (string, error) {
+	pub, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		stopChild()
+		return "", fmt.Errorf("lab azure: %w", portHint(err))
+	}
+	pubPort := pub.Addr().(*net.TCPAddr).Port
+	ln := pub
+	if l.net != nil {
+		wire, err := l.net.Listen(pubPort)
+		if err != nil {
+			pub.Close()
+			stopChild()
+			return "", fmt.Errorf("lab azure: %w", err)
+		}
+		ln = wire
+		ep.fwd = l.forward(pub, pubPort)
+		l.wirePorts[pubPort] = true
+		ep.direct = l.scheme() + "://" + upstream + "/" + azuriteAccount
+	}
+	target := &url.URL{Scheme: l.scheme(), Host: upstream}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorLog = discardLog
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}
+	if l.ca != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: l.ca.pool, MinVersion: tls.VersionTLS12}
+	}
+	proxy.Transport = tr
+	b := &behaviour{api: "azure", serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
+	srv := &http.Server{Handler: l.rec.wrap(b.wrap(proxy)), ReadHeaderTimeout: time.Minute, IdleTimeout: l.cfg.IdleTimeout,
+		ErrorLog: discardLog, ConnState: l.rec.connState, ConnContext: l.rec.connContext}
+	ln = l.rec.listener("azure", ln)
+	if l.ca != nil {
+		srv.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
+		ln = tls.NewListener(ln, l.rec.tlsConfig(srv.TLSConfig))
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	ep.shutdown = func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+		cancel()
+		<-done
+		tr.CloseIdleConnections()
+		stopChild()
+	}
+	return pub.Addr().String(), nil
+}

@@ -54,7 +54,11 @@ func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
 				parts = append(parts, p+" "+fixed(v, 2))
 			}
 		}
-		fmt.Fprintf(ew, "round trips per object %s: %s\n", fixed(e.RoundTripsPerObject, 2), strings.Join(parts, ", "))
+		if e.Objects > 0 {
+			fmt.Fprintf(ew, "round trips per object %s: %s\n", fixed(e.RoundTripsPerObject, 2), strings.Join(parts, ", "))
+		} else {
+			fmt.Fprintf(ew, "round trips in all (no object moved): %s\n", strings.Join(parts, ", "))
+		}
 	}
 	fmt.Fprintf(ew, "operations: %s\n", counts(e.Operations))
 	if e.ExpectContinue > 0 || len(e.ExtraHeaders) > 0 {
