@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,30 @@ func TestRecorderFault(t *testing.T) {
 	defer plain.Close()
 	if plain.Recorder() != nil {
 		t.Error("a lab without Record has a recorder")
+	}
+}
+
+// TestRecorderAzure: with recording, Azure requests reach Azurite through
+// a proxy that records them.
+func TestRecorderAzure(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("azurite-blob"); err != nil {
+		t.Skip("azurite-blob not on PATH")
+	}
+	rtt := 10 * time.Millisecond
+	l, err := Start(context.Background(), Config{APIs: []string{"azure"}, RTT: &rtt, TLS: true, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c := recordingClient(l, true)
+	if code := do(t, c, "GET", l.Endpoint("azure")+"/"+Bucket+"?restype=container&comp=list", "", nil); code != http.StatusForbidden {
+		t.Errorf("anonymous list: %d, want Azurite's 403", code)
+	}
+	c.CloseIdleConnections()
+	l.Recorder().WaitClosed(time.Second)
+	conns := l.Recorder().Snapshot()
+	if len(conns) != 1 || conns[0].API != "azure" || len(conns[0].Requests) != 1 || conns[0].Requests[0].Status != http.StatusForbidden {
+		t.Fatalf("record %+v", conns)
 	}
 }
