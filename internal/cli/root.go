@@ -108,7 +108,7 @@ network link), so it needs no account:
 		newIdleTimeoutCmd(stdout, stderr), newRunsCmd(g, stdout), newShowCmd(g, stdout), newExportCmd(g, stdout),
 		newDeleteCmd(g, stdout), newCompareCmd(g, stdout), newStartupCmd(g, stdout, stderr), newReportCmd(g, stdout, stderr),
 		newProbeCmd(g, stdout, stderr), newServeCmd(g, stdout, stderr), newLambdaCmd(g, stderr),
-		newMergeCmd(g, stdout, stderr))
+		newMergeCmd(g, stdout, stderr), newExplainCmd(g, stdout, stderr))
 	return root
 }
 

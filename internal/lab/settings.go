@@ -32,6 +32,8 @@ type Settings struct {
 	DNSTTL      time.Duration
 	RecvBuffer  string
 	SendBuffer  string
+	// Record is lab --record and explain: keep every connection and request.
+	Record bool
 }
 
 // Config validates the settings into a lab configuration serving apis
@@ -39,7 +41,7 @@ type Settings struct {
 // names the setting by its flag.
 func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	cfg := Config{APIs: apis, Profile: profile, ServiceTime: lf.ServiceTime, IdleTimeout: lf.IdleTimeout, Port: lf.Port,
-		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL}
+		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record}
 	prof, err := LookupProfile(profile)
 	if err != nil {
 		return cfg, err

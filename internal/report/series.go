@@ -197,6 +197,8 @@ func WriteSaved(w io.Writer, sr *analysis.Run, detail bool) error {
 		return WriteStrategiesText(w, sr.Strategies)
 	case sr.Startup != nil:
 		return WriteStartupText(w, sr.Startup)
+	case sr.Explain != nil:
+		return WriteExplainText(w, sr.Explain)
 	}
 	_, err := fmt.Fprintf(w, "%s\n", sr.Meta.Document)
 	return err
