@@ -31,6 +31,10 @@ func decodeAWSChunked(next http.Handler) http.Handler {
 			return
 		}
 		body, err := readAWSChunked(io.LimitReader(r.Body, maxAWSChunkedBody))
+		// Read the request body to its end (the outer chunked encoding's
+		// last chunk): net/http closes a connection whose Expect:
+		// 100-continue body was not read to EOF before the response.
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10))
 		if err == nil && r.Header.Get("X-Amz-Decoded-Content-Length") != "" &&
 			r.Header.Get("X-Amz-Decoded-Content-Length") != strconv.Itoa(len(body)) {
 			err = fmt.Errorf("decoded %d bytes, X-Amz-Decoded-Content-Length says %s",

@@ -4,8 +4,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDecodeAWSChunked: an aws-chunked upload with a trailing checksum (the
@@ -57,5 +59,53 @@ func TestDecodeAWSChunked(t *testing.T) {
 				t.Errorf("Content-Length %q Content-Encoding %q, want %s and no aws-chunked", gotLen, gotEnc, tc.decoded)
 			}
 		})
+	}
+}
+
+// TestDecodeAWSChunkedKeepsConnection: after an aws-chunked upload sent
+// with Expect: 100-continue (boto3's default over HTTPS) the server keeps
+// the connection, so a reused client reuses it.
+func TestDecodeAWSChunkedKeepsConnection(t *testing.T) {
+	t.Parallel()
+	h := decodeAWSChunked(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	// As the lab's wrappers do: the handler gets a copy of the request, so
+	// the server still holds the original body and sees whether it was read.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(r.Context()))
+	}))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 5 * time.Second}}
+	reused := 0
+	for i := range 3 {
+		req, err := http.NewRequest("PUT", srv.URL+"/objbench/k", io.NopCloser(strings.NewReader("5\r\nhello\r\n0\r\nx-amz-checksum-crc32:x\r\n\r\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = -1 // Transfer-Encoding: chunked
+		req.Header.Set("Expect", "100-continue")
+		req.Header.Set("Content-Encoding", "aws-chunked")
+		req.Header.Set("X-Amz-Content-Sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+		req.Header.Set("X-Amz-Decoded-Content-Length", "5")
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) {
+				if info.Reused {
+					reused++
+				}
+			},
+		}))
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("upload %d: status %d", i, resp.StatusCode)
+		}
+	}
+	if reused != 2 {
+		t.Errorf("%d of 3 uploads reused the connection, want 2", reused)
 	}
 }
