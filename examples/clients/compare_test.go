@@ -137,20 +137,20 @@ func TestClientsCompare(t *testing.T) {
 	// requests on each connection, each 1 round trip plus 1 when it waits
 	// for 100 Continue; plus the same program's time with no round trip
 	// (profile local with TLS: its own CPU). Only the time has a tolerance.
+	// Timed at 200 ms, where the program's CPU (and the machine's load) is
+	// a smaller part of it than at 80 ms.
 	par := rows["python-boto3 parallel"]
 	if e := par.Explain; e.Objects != n || e.Connections < 1 || e.Connections > workers || e.TLSHandshakes != e.Connections {
 		t.Errorf("parallel: %d objects, %d connections, %d TLS handshakes; want %d, 1 to %d, one handshake each",
 			e.Objects, e.Connections, e.TLSHandshakes, n, workers)
 	}
-	expect := float64(par.Explain.ExpectContinue) / float64(n)
-	rtts := 2 + math.Ceil(float64(n)/workers)*(1+expect)
-	rtt := par.Explain.RTTms / 1000
 	var got, want float64
-	for attempt := range 3 {
-		if attempt > 0 {
-			par = runCompare(t, objbench, "cross-region", "--only", "^python-boto3 parallel", "--objects", "20", "--ops", "put")["python-boto3 parallel"]
-		}
+	for range 3 {
+		par = runCompare(t, objbench, "intercontinental", "--only", "^python-boto3 parallel", "--objects", "20", "--ops", "put")["python-boto3 parallel"]
 		base := runCompare(t, objbench, "local", "--tls", "--only", "^python-boto3 parallel", "--objects", "20", "--ops", "put")["python-boto3 parallel"]
+		expect := float64(par.Explain.ExpectContinue) / float64(n)
+		rtts := 2 + math.Ceil(float64(n)/workers)*(1+expect)
+		rtt := par.Explain.RTTms / 1000
 		got, want = par.UploadS, rtts*rtt+base.UploadS
 		t.Logf("boto3 parallel: %d uploads in %.3f s; model %.1f round trips x %.0f ms + %.3f s without round trips = %.3f s",
 			n, got, rtts, rtt*1000, base.UploadS, want)
