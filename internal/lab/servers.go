@@ -25,7 +25,7 @@ func newS3Handler(string) (http.Handler, error) {
 		return nil, err
 	}
 	fake := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
-	return fake.Server(), nil
+	return decodeAWSChunked(fake.Server()), nil
 }
 
 // newGCSHandler serves an in-memory GCS JSON API (fake-gcs-server) with the

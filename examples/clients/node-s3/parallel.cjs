@@ -1,0 +1,49 @@
+// @aws-sdk/client-s3 (v3), parallel: one client, WORKERS requests in flight.
+//
+// Uploads N objects of SIZE bytes, then downloads them, WORKERS at a time
+// (OBJBENCH_WORKERS, default 10) through one S3Client: Promise.all over
+// WORKERS async loops that take the next key, so N objects cost about
+// N/WORKERS round trips on WORKERS kept-alive connections.
+//
+//   node parallel.cjs [N] [SIZE]    # or OBJBENCH_OBJECTS, OBJBENCH_SIZE
+//
+// The SDK comes from NODE_PATH (../README.md: scripts/clients installs it).
+const { S3Client, PutObjectCommand, GetObjectCommand, CreateBucketCommand } = require("@aws-sdk/client-s3");
+const task = require("./task.cjs");
+
+const VARIANT = "node-s3 parallel";
+
+// inParallel runs fn on every key, at most workers at a time.
+async function inParallel(keys, workers, fn) {
+  let next = 0;
+  const loop = async () => {
+    while (next < keys.length) {
+      await fn(keys[next++]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(workers, keys.length) }, loop));
+}
+
+async function main() {
+  const { n, size, bucket, keys, download } = task.settings("node-s3-parallel");
+  const workers = Number(process.env.OBJBENCH_WORKERS || 10);
+  const body = task.randomBody(size);
+  const s3 = new S3Client({});
+
+  let start = performance.now();
+  await inParallel(keys, workers, (key) => task.put(s3, bucket, key, body, PutObjectCommand, CreateBucketCommand));
+  const putS = (performance.now() - start) / 1000;
+
+  start = performance.now();
+  if (download) {
+    await inParallel(keys, workers, (key) => task.get(s3, bucket, key, size, GetObjectCommand));
+  }
+  const getS = download ? (performance.now() - start) / 1000 : 0;
+  s3.destroy();
+  task.report(VARIANT, n, size, putS, getS);
+}
+
+main().catch((err) => {
+  console.error(`${VARIANT}: ${err.message}`);
+  process.exit(1);
+});
