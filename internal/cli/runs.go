@@ -27,19 +27,9 @@ filters. Every run, strategies and later benchmark is saved automatically.`,
   objbench runs --label env=laptop --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := results.Filter{Target: target, Command: command, Limit: limit}
-			var err error
-			if f.Labels, err = parseLabels(labels); err != nil {
-				return err
-			}
-			if f.Since, err = results.ParseDate(since); err != nil {
-				return usagef("--since %w", err)
-			}
-			if f.Until, err = results.ParseDate(until); err != nil {
-				return usagef("--until %w", err)
-			}
-			if limit < 0 {
-				return usagef("--limit must not be negative")
+			f, err := results.NewFilter(target, command, since, until, labels, limit)
+			if err != nil {
+				return usageError{err}
 			}
 			listingGC()
 			var runs []results.Listed
