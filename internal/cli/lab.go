@@ -22,7 +22,7 @@ is on PATH) on 127.0.0.1 behind an emulated network link, for any client: the AW
 curl, your own program, or objbench in another terminal. Ctrl-C stops it.
 
 Profiles (round-trip time; adjust with --rtt, --jitter, --bandwidth, --loss):
-` + profileHelp() + `
+` + report.ProfileList() + `
 Every profile but local is a network: two user-space TCP/IP stacks (gVisor's netstack)
 joined by an emulated wire that delays each packet by half the round trip each way,
 queues it behind the bandwidth in a drop-tail queue (--queue), drops it at random
@@ -61,14 +61,6 @@ servers' own CPU limits and the clouds' request-rate limits (see --fault for tho
 	cmd.AddCommand(newLabCheckCmd(stdout, stderr))
 	cmd.AddCommand(newLabExecCmd(stdout, stderr))
 	return cmd
-}
-
-func profileHelp() string {
-	var b strings.Builder
-	for _, p := range lab.Profiles() {
-		fmt.Fprintf(&b, "  %-17s %s\n", p.Name, p.Description)
-	}
-	return b.String()
 }
 
 func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io.Writer) error {

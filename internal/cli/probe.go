@@ -149,18 +149,8 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 			for _, d := range docs {
 				analysis.Annotate(d, prices)
 			}
-			if jsonOut {
-				if len(docs) > 0 {
-					if err := report.WriteProbeJSON(stdout, docs); err != nil {
-						return err
-					}
-				}
-			} else {
-				for _, d := range docs {
-					if err := vf.text(d)(stdout); err != nil {
-						return err
-					}
-				}
+			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
+				return err
 			}
 			if pf.report != "" && len(docs) > 0 {
 				if err := report.WriteHTMLFile(pf.report, report.PageInput(analysis.ProbeRuns(docs), "")); err != nil {

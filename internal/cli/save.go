@@ -105,16 +105,10 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 // run exits as such, else with runErr.
 func finish(g *globals, sf *saveFlags, output string, jsonOut bool, d document.Doc, text func(io.Writer) error,
 	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
-	if err := report.WriteOutput(output, stdout, func(w io.Writer) error {
-		if jsonOut {
-			b, err := document.Encode(d)
-			if err == nil {
-				_, err = w.Write(b)
-			}
-			return err
-		}
-		return text(w)
-	}); err != nil {
+	if jsonOut {
+		text = func(w io.Writer) error { return report.WriteDoc(w, d) }
+	}
+	if err := report.WriteOutput(output, stdout, text); err != nil {
 		return err
 	}
 	if err := save(g, sf, d, histograms, kept, stderr); err != nil {
