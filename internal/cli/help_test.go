@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/report"
 )
 
 // TestHelpFiles: every help file is a command's, whose long help and
@@ -38,6 +40,7 @@ func TestHelpFiles(t *testing.T) {
 			continue
 		}
 		long, ex := helpParts(name)
+		long = strings.Replace(long, "{{profiles}}", report.ProfileList(), 1) // lab's
 		if c.Long != long || c.Example != ex || long == "" {
 			t.Errorf("%s: the command's help is not the file's", n)
 		}
