@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +18,6 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -98,35 +96,27 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		doc.Options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
 	f.open.AddTo(doc.Options)
-	keeper := stats.NewReservoir(f.keep)
+	keep := f.keep
 	if f.noSave {
-		keeper = stats.NewReservoir(0)
+		keep = 0
 	}
-	var stepIdx atomic.Int64
-	var hists []map[string][]byte
+	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, keep)
 	progress := report.NewProgress(stderr, !f.quiet && isTerminal(stdout))
 	live := report.NewLiveStatus(stderr, !f.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: keeper.Cap(),
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: rec.Cap(),
 			Interval: f.open.Interval, OnInterval: live.Interval},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
 		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
-			stepIdx.Store(int64(i - 1))
+			rec.Begin(i)
 			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
-			r := analysis.StepResult(res, string(strategy), &f.open.OpenSettings)
-			report.WarnRateShort(stderr, &r)
-			doc.Results = append(doc.Results, r)
-			hists = append(hists, res.Histograms)
-			for _, k := range res.Kept {
-				keeper.Merge(k, int(stepIdx.Load()))
-			}
-			res.Kept = nil // merged: the workers' reservoirs can go
+			report.WarnRateShort(stderr, rec.Add(res))
 		},
 	}
 	_, runErr := sess.Run(ctx)
@@ -143,9 +133,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		}
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
-	kept, _ := keeper.Kept()
 	analysis.Annotate(doc, prices)
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), hists, kept, runErr, stdout, stderr)
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
 }
 
 func isTerminal(w io.Writer) bool {
