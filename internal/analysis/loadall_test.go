@@ -10,30 +10,42 @@ import (
 	"github.com/objbench/objbench/internal/results"
 )
 
-func TestLoadAll(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+// openStore opens a results database of the test's own.
+func openStore(t *testing.T) *results.Store {
+	t.Helper()
+	st, err := results.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// saveDoc saves d in st and returns its run ID.
+func saveDoc(t *testing.T, st *results.Store, d *document.Document) string {
+	t.Helper()
+	run, err := results.NewRun(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(context.Background(), run, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return run.ID
+}
+
+func TestLoadAll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := openStore(t)
 	if _, err := LoadAll(ctx, st, nil); err == nil {
 		t.Error("no runs: want an error")
 	}
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	var ids []string
 	for i := range 2 {
-		id := document.NewRunID()
-		d := &document.Document{Envelope: document.NewEnvelope("run", id, start.Add(time.Duration(i)*time.Minute))}
-		run, err := results.NewRun(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Save(ctx, run, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
+		d := &document.Document{Envelope: document.NewEnvelope("run", document.NewRunID(), start.Add(time.Duration(i)*time.Minute))}
+		ids = append(ids, saveDoc(t, st, d))
 	}
 	got, err := LoadAll(ctx, st, nil)
 	if err != nil || len(got) != 1 || got[0].Meta.ID != ids[1] {
@@ -51,25 +63,13 @@ func TestLoadAll(t *testing.T) {
 func TestCompareAllAndAnnotateSaved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	var ids []string
 	for i, target := range []string{"s3://a", "s3://b", "s3://c"} {
-		id := document.NewRunID()
-		d := &document.Document{Envelope: document.NewEnvelope("run", id, time.Date(2026, 11, 23, 12, i, 0, 0, time.UTC))}
+		d := &document.Document{Envelope: document.NewEnvelope("run", document.NewRunID(), time.Date(2026, 11, 23, 12, i, 0, 0, time.UTC))}
 		d.Target.URL, d.Target.Provider = target, "s3"
 		d.Results = []document.Result{{Op: "get", Count: 10, RequestsPerOp: 1, WallS: 1}}
-		run, err := results.NewRun(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Save(ctx, run, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
+		ids = append(ids, saveDoc(t, st, d))
 	}
 	comps, err := CompareAll(ctx, st, ids)
 	if err != nil || len(comps) != 2 {

@@ -4,7 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
+	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
 )
 
@@ -46,6 +48,43 @@ func TestStepResultOpenLoop(t *testing.T) {
 		if ol.OfferedOps != c.offered || ol.AchievedOpsPerS != c.achvd || ol.Late != 7 || ol.Dropped != 2 || ol.MaxStartLagMs != 5 ||
 			ol.StartLagMs.P99 != 4 || ol.LatencyFrom != load.FromIntended || ol.MaxInflight != 8 {
 			t.Errorf("%s: open loop %+v", c.name, ol)
+		}
+	}
+}
+
+func TestRunRecorder(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []int{0, 100} {
+		doc := &document.Document{}
+		open := &load.OpenSettings{}
+		rec := NewRunRecorder(doc, "fresh", open, keep)
+		if rec.Cap() != keep {
+			t.Errorf("keep %d: cap %d", keep, rec.Cap())
+		}
+		for i := 1; i <= 2; i++ {
+			rec.Begin(i)
+			w := stats.NewReservoir(rec.Cap())
+			for j := range 3 {
+				w.Add(0, &nettrace.Sample{Seq: j})
+			}
+			res := &load.StepResult{Step: &load.Step{Workload: "latency", Op: "get"}, Summary: stats.Summary{Count: int64(i)},
+				Histograms: map[string][]byte{"total": {byte(i)}}, Kept: []*stats.Reservoir{w}}
+			r := rec.Add(res)
+			if r != &doc.Results[i-1] || r.Strategy != "fresh" || r.Count != int64(i) || res.Kept != nil {
+				t.Errorf("keep %d step %d: result %+v, kept left %v", keep, i, r, res.Kept)
+			}
+		}
+		if len(rec.Histograms) != 2 || rec.Histograms[1]["total"][0] != 2 {
+			t.Errorf("keep %d: histograms %v", keep, rec.Histograms)
+		}
+		kept := rec.Kept()
+		if keep == 0 && len(kept) != 0 || keep > 0 && len(kept) != 6 {
+			t.Fatalf("keep %d: %d kept", keep, len(kept))
+		}
+		for i, k := range kept {
+			if want := i / 3; keep > 0 && k.Step != want {
+				t.Errorf("kept %d from step %d, want %d", i, k.Step, want)
+			}
 		}
 	}
 }

@@ -11,8 +11,7 @@ import (
 )
 
 func newDeleteCmd(g *globals, stdout io.Writer) *cobra.Command {
-	return oneRunCmd("delete RUN", "Delete a saved run", "delete removes a run, its steps and samples from the results database (never anything in a bucket).",
-		"  objbench delete 20261122T213000-ab12cd",
+	return oneRunCmd("delete RUN", "Delete a saved run",
 		func(ctx context.Context, st *results.Store, id string) error {
 			run, _, err := st.Get(ctx, id)
 			if err != nil {

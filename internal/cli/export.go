@@ -15,12 +15,6 @@ import (
 func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {
 	var format string
 	cmd := oneRunCmd("export RUN", "Export a saved run as JSON, CSV, or its raw samples as CSV",
-		`export writes a saved run: json (the objbench/v1 document), csv (one row per step), or
-samples (one row per kept request with every phase column, in milliseconds; pandas reads it
-with pd.read_csv), series (one row per step, op and interval: ops/s, bytes/s, p50/p90/p99,
-errors by class, late and dropped arrivals, in-flight, new connections), or hdrlog (the
-interval histograms of total latency in the HdrHistogram interval log format).`,
-		"  objbench export RUN --format json > run.json\n  objbench export RUN --format samples > samples.csv\n  objbench export RUN --format series > series.csv\n  objbench export RUN --format hdrlog > run.hlog",
 		func(ctx context.Context, st *results.Store, id string) error {
 			sr, err := analysis.Load(ctx, st, id)
 			if err != nil {

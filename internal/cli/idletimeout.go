@@ -25,18 +25,11 @@ type idleFlags struct {
 func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f idleFlags
 	cmd := &cobra.Command{
-		Use:   "idle-timeout [TARGET]",
-		Short: "Find after how long idle the server (or anything between) drops a keep-alive connection",
-		Long: `idle-timeout opens connections, leaves each idle for a different time, and checks
-whether the next request reuses it. Each round runs --probes probes at once and narrows
-the bracket between the longest idle that survived and the shortest that was dropped;
-probes longer than a dropped one stop early, so a round lasts about as long as the
-timeout. A dropped connection costs the next request a new TCP (and TLS) handshake:
-seed 004's surprise. The probe request is a bucket HEAD: nothing is written.`,
-		Example: `  objbench idle-timeout s3://my-bucket
-  objbench idle-timeout gs://my-bucket --min 2s --max 10m
-  objbench idle-timeout lab --idle-timeout 5s --max 20s`,
-		Args: atMostOneTarget("idle-timeout"),
+		Use:     "idle-timeout [TARGET]",
+		Short:   "Find after how long idle the server (or anything between) drops a keep-alive connection",
+		Long:    longHelp("idle-timeout"),
+		Example: examples("idle-timeout"),
+		Args:    atMostOneTarget("idle-timeout"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIdleTimeout(cmd.Context(), targetArg(args), &f, cmd.Flags(), stdout, stderr)
 		},

@@ -19,34 +19,10 @@ import (
 func newLabCmd(stdout, stderr io.Writer) *cobra.Command {
 	var lf labFlags
 	cmd := &cobra.Command{
-		Use:   "lab [PROFILE]",
-		Short: "Serve the embedded S3, GCS (and Azure) endpoints behind an emulated link, in the foreground",
-		Long: `lab serves S3- and GCS-compatible endpoints (and Azure through Azurite, when azurite-blob
-is on PATH) on 127.0.0.1 behind an emulated network link, for any client: the AWS CLI,
-curl, your own program, or objbench in another terminal. Ctrl-C stops it.
-
-Profiles (round-trip time; adjust with --rtt, --jitter, --bandwidth, --loss):
-` + profileHelp() + `
-Every profile but local is a network: two user-space TCP/IP stacks (gVisor's netstack)
-joined by an emulated wire that delays each packet by half the round trip each way,
-queues it behind the bandwidth in a drop-tail queue (--queue), drops it at random
-(--loss), with an MTU of 1500. Handshakes, slow start, the congestion and receive windows
-(autotuned up to --recv-buffer, as Linux does), queueing and retransmission are real TCP.
-objbench reaches it in-process; any other program reaches it through the local
-endpoints below, which open their connection across the wire before forwarding a byte,
-so every client pays the same round trips. Every profile but local serves HTTPS, as the
-clouds do (--no-tls to turn it off). With --dns-time, the endpoints have names under
-.test answered by the lab's resolver after that lookup time.
-
-What it does not emulate: other traffic sharing the path, reordering, path changes, the
-servers' own CPU limits and the clouds' request-rate limits (see --fault for those).`,
-		Example: `  objbench lab                                  # local profile, free ports
-  objbench lab cross-region --tls               # 80 ms round trips, HTTPS with a printed CA file
-  objbench lab --rtt 40ms --bandwidth 100Mbit --port 9000
-  objbench lab --fault reset=2%,slowdown=5%     # misbehave on purpose
-  objbench lab cross-region --record            # explain whatever connects, printed at Ctrl-C
-  objbench lab check --rtt 40ms                 # prove the link model on this machine
-  objbench lab exec cross-region -- aws s3 ls s3://objbench/   # run a program against the lab`,
+		Use:     "lab [PROFILE]",
+		Short:   "Serve the embedded S3, GCS (and Azure) endpoints behind an emulated link, in the foreground",
+		Long:    strings.Replace(longHelp("lab"), "{{profiles}}", report.ProfileList(), 1),
+		Example: examples("lab"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("lab takes at most one PROFILE, got %q", strings.Join(args, " "))
@@ -67,14 +43,6 @@ servers' own CPU limits and the clouds' request-rate limits (see --fault for tho
 	cmd.AddCommand(newLabCheckCmd(stdout, stderr))
 	cmd.AddCommand(newLabExecCmd(stdout, stderr))
 	return cmd
-}
-
-func profileHelp() string {
-	var b strings.Builder
-	for _, p := range lab.Profiles() {
-		fmt.Fprintf(&b, "  %-17s %s\n", p.Name, p.Description)
-	}
-	return b.String()
 }
 
 func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io.Writer) error {

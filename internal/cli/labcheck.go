@@ -18,25 +18,10 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	var jsonOut bool
 	var samples int
 	cmd := &cobra.Command{
-		Use:   "check [PROFILE]",
-		Short: "Prove the link model: expected round trips per phase against measured times",
-		Long: `check starts a lab, makes fresh-connection and reused-connection requests through it,
-plain and with TLS, each as a raw HTTP request and through each provider's own SDK (s3,
-gcs, and azure when azurite-blob is on PATH), and prints, phase by phase, the round trips
-the link model expects (TCP 1, TLS 1.3 1 or TLS 1.2 2, 1 per exchange, 1 for Expect:
-100-continue, size over bandwidth for a body) next to the median each client measured,
-with a pass/fail column (tolerance 15% plus 2 ms, plus the jitter). A row passes only
-when every client passes: what the check proves is what a run through that SDK measures.
-Exit status 1 when any row fails.
-
-On an emulated network it adds the TCP model's rows (raw request): a cold 1 MiB and 4 MiB
-GET on a new connection take the handshakes plus the round trips of slow start (10
-segments, doubling per round trip; tolerance ±1 round trip), the same GET on the warmed
-connection takes at least one fewer, and a 64 MiB GET on a long path runs at the receive
-window's rate (up to --recv-buffer per round trip), not the link's.`,
-		Example: `  objbench lab check --rtt 40ms
-  objbench lab check cross-region --tls-version 1.2
-  objbench lab check --rtt 20ms --bandwidth 100Mbit`,
+		Use:     "check [PROFILE]",
+		Short:   "Prove the link model: expected round trips per phase against measured times",
+		Long:    longHelp("lab_check"),
+		Example: examples("lab_check"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("lab check takes at most one PROFILE, got %q", strings.Join(args, " "))

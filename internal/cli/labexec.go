@@ -25,24 +25,10 @@ const ExitNotFound = 127
 func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 	var lf labFlags
 	cmd := &cobra.Command{
-		Use:   "exec [PROFILE] [flags] -- COMMAND [ARGS...]",
-		Short: "Run a program against the lab: its environment points every SDK at the lab's endpoints",
-		Long: `exec starts a lab, runs COMMAND with its environment pointed at the lab's local endpoints,
-passes its exit status through, and stops the lab when it ends.
-
-The environment it adds:
-  AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION (and AWS_DEFAULT_REGION)
-  STORAGE_EMULATOR_HOST                  the GCS endpoint
-  AZURE_STORAGE_CONNECTION_STRING        when azurite-blob is on PATH
-  AWS_CA_BUNDLE, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS, CURL_CA_BUNDLE
-                                         the lab's CA certificate, with TLS (every profile but local)
-
-Every connection the program opens to an endpoint crosses the emulated network from the
-start: the local endpoint opens its own connection across the wire before it forwards
-a byte, so the program's handshake, slow start and round trips are the network's.`,
-		Example: `  objbench lab exec cross-region -- aws s3 ls s3://objbench/
-  objbench lab exec cross-region -- sh -c 'curl -s -w "%{time_starttransfer}\n" "$AWS_ENDPOINT_URL/objbench/"'
-  objbench lab exec --rtt 40ms --loss 1% -- python3 my_upload_test.py`,
+		Use:     "exec [PROFILE] [flags] -- COMMAND [ARGS...]",
+		Short:   "Run a program against the lab: its environment points every SDK at the lab's endpoints",
+		Long:    longHelp("lab_exec"),
+		Example: examples("lab_exec"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash < 0 || dash == len(args) {

@@ -29,17 +29,8 @@ func newLambdaCmd(g *globals, stderr io.Writer) *cobra.Command {
 		Use:    "lambda",
 		Hidden: true,
 		Short:  "The probe as an AWS Lambda handler (started by the Lambda runtime)",
-		Long: `lambda runs the probe as an AWS Lambda handler. objbench runs it by itself when the
-Lambda runtime starts it (AWS_LAMBDA_RUNTIME_API is set) with no arguments; its flags
-come from OBJBENCH_ARGS, e.g. "--target s3://my-bucket --count 50 --prepare".
-
-Each invocation runs one round on the clients made at the cold start, kept in the
-handler's closure, so a warm instance's first request finds the connections of the
-previous invocation (seed 000). The event is the POST /probe body of 'objbench serve':
-{"count": 50, "pool": 10, "size": "1KiB", "target": "s3://..."}, all optional; other
-fields (a schedule's event) are ignored. The answer is the round's objbench/v1 document.
-Runs are saved under /tmp unless --db or --no-save.`,
-		Args: cobra.NoArgs,
+		Long:   longHelp("lambda"),
+		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h, closeFn, err := lambdaHandler(cmd.Context(), g, &f, cmd.Flags(), stderr)
 			if err != nil {

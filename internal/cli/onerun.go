@@ -9,10 +9,12 @@ import (
 	"github.com/objbench/objbench/internal/results"
 )
 
-// oneRunCmd is a command of one saved RUN, run with the results database open.
-func oneRunCmd(use, short, long, example string, run func(ctx context.Context, st *results.Store, id string) error, g *globals) *cobra.Command {
+// oneRunCmd is a command of one saved RUN, run with the results database
+// open; its help is help/NAME.txt.
+func oneRunCmd(use, short string, run func(ctx context.Context, st *results.Store, id string) error, g *globals) *cobra.Command {
+	name := strings.Fields(use)[0]
 	return &cobra.Command{
-		Use: use, Short: short, Long: long, Example: example,
+		Use: use, Short: short, Long: longHelp(name), Example: examples(name),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("%s takes one RUN (an ID or a unique prefix from 'objbench runs')", strings.Fields(use)[0])

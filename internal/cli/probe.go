@@ -107,29 +107,10 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var vf viewFlags
 	var jsonOut bool
 	cmd := &cobra.Command{
-		Use:   "probe [TARGET...]",
-		Short: "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
-		Long: `probe makes one round of the probe seed 000 ran from cloud functions: --count GETs
-(default 50), one at a time, of random keys from a pool of --pool objects of --size
-(default 10 x 1 KiB), on each TARGET in turn, and prints the phase table of the first
-request against the later ones. Every request is saved with its seq, whether its
-connection was reused, the target, provider, region and --label values.
-
-The pool lives under objbench/probe/ in the bucket (or --prefix) and is kept for the
-next rounds; --prepare creates what is missing (never needed on the lab). With no
-TARGET, the embedded lab.
-
---otlp (or OTEL_EXPORTER_OTLP_ENDPOINT) exports a trace per round: a span per
-request with child spans dns, connect, tls, send, wait, recv.
-
-To keep connections across rounds, as a function instance does between invocations,
-run 'objbench serve' (or the Lambda handler) instead.
-
-Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
-		Example: `  objbench probe                                        # the lab
-  objbench probe s3://my-bucket --prepare               # first time: make the pool
-  objbench probe s3://bucket-us gs://bucket-us --label fn=us-central1
-  objbench probe lab:cross-region --tls --otlp http://127.0.0.1:4318`,
+		Use:     "probe [TARGET...]",
+		Short:   "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
+		Long:    longHelp("probe"),
+		Example: examples("probe"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			o, err := pf.options()
@@ -149,18 +130,8 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 			for _, d := range docs {
 				analysis.Annotate(d, prices)
 			}
-			if jsonOut {
-				if len(docs) > 0 {
-					if err := report.WriteProbeJSON(stdout, docs); err != nil {
-						return err
-					}
-				}
-			} else {
-				for _, d := range docs {
-					if err := vf.text(d)(stdout); err != nil {
-						return err
-					}
-				}
+			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
+				return err
 			}
 			if pf.report != "" && len(docs) > 0 {
 				if err := report.WriteHTMLFile(pf.report, report.PageInput(analysis.ProbeRuns(docs), "")); err != nil {

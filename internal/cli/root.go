@@ -76,25 +76,9 @@ func oneLine(s string) string {
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "objbench",
-		Short: "Measure, explain and improve object storage latency and throughput",
-		Long: `objbench measures the latency and throughput a program gets from object storage
-(Amazon S3 and S3-compatible stores, Google Cloud Storage, Azure Blob Storage), phase
-by phase: DNS, connect, TLS, send, wait, receive, and whether connections were reused.
-
-With no target it runs on an embedded lab (S3 and GCS servers behind an emulated
-network link), so it needs no account:
-
-  objbench run                         # quick suite on the embedded lab
-  objbench run lab:cross-region --tls  # the same over an emulated 80 ms link
-  objbench run s3://my-bucket          # on a real bucket (also gs://, az://)
-  objbench strategies                  # what reuse, parallelism and HTTP/2 are worth
-  objbench lab check --rtt 40ms        # prove the lab's round-trip math
-  objbench runs; objbench compare A B  # saved results, compared with confidence intervals
-  objbench report A B -o report.html   # one self-contained HTML page with plots
-  objbench probe s3://my-bucket        # seed 000's probe: 50 GETs, phase by phase
-  objbench serve --target gs://bucket  # the probe as a service: /probe, /metrics, OTLP traces
-  objbench startup --env-label laptop  # start-up time variance of a runtime (seed 002)`,
+		Use:           "objbench",
+		Short:         "Measure, explain and improve object storage latency and throughput",
+		Long:          longHelp("objbench"),
 		Version:       document.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

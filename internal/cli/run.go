@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +18,6 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -27,67 +25,11 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f runFlags
 	d := load.Defaults()
 	cmd := &cobra.Command{
-		Use:   "run [TARGET]",
-		Short: "Measure TTFB, latency, throughput and phases on a bucket (or the embedded lab)",
-		Long: `Run measures what a program gets from object storage: time to first byte and total
-latency percentiles, per-request throughput, aggregate throughput under concurrency,
-and where the time goes, phase by phase (dns, connect, tls, send, wait100, wait, recv),
-split into each worker's first request (cold: a new connection) and the later ones.
-
-It prints a summary first (one table per workload, a cold request against a warm one
-phase by phase, ranked findings with what to change, and what the requests cost at
-list prices, see --prices); --detail prints every table instead. --json has it all.
-
-TARGET is s3://bucket[/prefix], gs://bucket[/prefix] or az://account/container[/prefix].
-With no TARGET (or lab[:PROFILE]), objbench starts the embedded lab on 127.0.0.1 and
-measures that: no account needed (--lab-api s3|gcs|azure, --rtt, --tls, --fault, ...).
-
-Workloads (--workload, comma-separated; default all three, a quick suite):
-  latency      a pool of --objects objects of --object-size, then --gets GETs of random
-               pool keys; then PUT, HEAD and DELETE --op-count times at each --op-sizes
-  throughput   single-stream uploads then downloads, --size-count of each --sizes
-  concurrency  at each --concurrency level, 2 x level writes then reads of --concurrency-size
-  mixed        --keys objects written first, then one step of operations drawn from
-               --mix on them (sizes from --sizes, e.g. 4KiB:50,1MiB:40, popularity from
-               --key-dist), reported as one result per op
-
-Open loop: --rate R sends R operations per second whatever the service does (uniform
-or poisson --arrivals; a ramp 100:2000:60s or steps 100,500 --step 30s), with up to
---max-inflight at once. Latency is then measured from each operation's intended start,
-so a stall counts in full for every request it held back (free of coordinated
-omission); the figure from the actual send is reported beside it (*_uncorrected_ms).
-Arrivals that find no free worker start late and are counted (dropped past --max-late).
-Every step also keeps its results per --interval (ops/s, p50, p99, errors, in-flight).
-
-Safety: objects are written only under <prefix>/objbench/<run-id>/ (or --prefix), and
-only the objects this run wrote are deleted at the end. Ctrl-C stops the load, cleans
-up and prints partial results; a second Ctrl-C exits at once.
-
-Credentials come from each provider's standard chain. S3: environment
-(AWS_ACCESS_KEY_ID, ...), shared config and credentials files (--profile or
-AWS_PROFILE), instance metadata. GCS: Application Default Credentials (none for an
-emulator: --endpoint or STORAGE_EMULATOR_HOST). Azure: AZURE_STORAGE_CONNECTION_STRING,
-AZURE_STORAGE_KEY, or DefaultAzureCredential. They are never printed, logged or stored.
-
-Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.`,
-		Example: `  objbench run                                   # quick suite on the embedded lab
-  objbench run --detail                          # every quantile and phase table
-  objbench run --json -o result.json             # the objbench/v1 JSON document to a file
-  objbench run s3://my-bucket --region us-west-2
-  objbench run s3://my-bucket/bench --profile prod --workload latency --gets 200
-  objbench run s3://bench --endpoint http://127.0.0.1:9000 --create-bucket
-  objbench run s3://my-bucket --conn fresh       # a new connection per request
-  objbench run s3://my-bucket --conn h2 --workload throughput --sizes 1MiB,8MiB
-  objbench run s3://my-bucket --workload throughput --expect-continue
-  objbench run s3://my-bucket --workload concurrency --concurrency 1,8,32 --concurrency-size 8MiB
-  objbench run s3://my-bucket --requests 50 --duration 10s --timeout 5s
-  objbench run gs://my-bucket --workload throughput --upload resumable
-  objbench run az://myaccount/mycontainer --upload multipart --part-size 4MiB
-  objbench run lab:cross-region --tls --lab-api gcs --conn fresh
-  objbench run --workload mixed --mix get=70,put=20,list=5,head=3,delete=2 \
-      --sizes 4KiB:50,1MiB:40,16MiB:10 --keys 1000 --key-dist zipf:1.1 --rate 500 --duration 60s
-  objbench run --workload latency --gets 20000 --rate 100:2000:60s --arrivals poisson`,
-		Args: atMostOneTarget("run"),
+		Use:     "run [TARGET]",
+		Short:   "Measure TTFB, latency, throughput and phases on a bucket (or the embedded lab)",
+		Long:    longHelp("run"),
+		Example: examples("run"),
+		Args:    atMostOneTarget("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd.Context(), g, targetArg(args), &f, cmd.Flags(), stdout, stderr)
 		},
@@ -169,36 +111,28 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	f.open.AddTo(doc.Options)
 	f.shards.addTo(doc.Options, spec)
-	keeper := stats.NewReservoir(f.keep)
+	keep := f.keep
 	if f.noSave {
-		keeper = stats.NewReservoir(0)
+		keep = 0
 	}
-	var stepIdx atomic.Int64
-	var hists []map[string][]byte
+	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, keep)
 	progress := report.NewProgress(stderr, !f.quiet && isTerminal(stdout))
 	live := report.NewLiveStatus(stderr, !f.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: keeper.Cap(),
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: rec.Cap(),
 			Interval: f.open.Interval, OnInterval: live.Interval, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
 		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
-			stepIdx.Store(int64(i - 1))
+			rec.Begin(i)
 			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
 			sr.StepDone(res.Wall)
-			r := analysis.StepResult(res, string(strategy), &f.open.OpenSettings)
-			report.WarnRateShort(stderr, &r)
-			doc.Results = append(doc.Results, r)
-			hists = append(hists, res.Histograms)
-			for _, k := range res.Kept {
-				keeper.Merge(k, int(stepIdx.Load()))
-			}
-			res.Kept = nil // merged: the workers' reservoirs can go
+			report.WarnRateShort(stderr, rec.Add(res))
 		},
 	}
 	_, runErr := sess.Run(ctx)
@@ -209,7 +143,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
-	if werr := sr.Write(doc, hists, failure(runErr, interrupted)); werr != nil && runErr == nil {
+	if werr := sr.Write(doc, rec.Histograms, failure(runErr, interrupted)); werr != nil && runErr == nil {
 		runErr = werr
 	} else if werr != nil {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(werr.Error()))
@@ -223,9 +157,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		}
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
-	kept, _ := keeper.Kept()
 	analysis.Annotate(doc, prices)
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), hists, kept, runErr, stdout, stderr)
+	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
 }
 
 // failure is why a run stopped early ("" when it did not fail).

@@ -18,28 +18,15 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 	var limit int
 	var jsonOut bool
 	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List saved runs, newest first",
-		Long: `runs lists the runs saved in the results database (--db), newest first, with
-filters. Every run, strategies and later benchmark is saved automatically.`,
-		Example: `  objbench runs
-  objbench runs --target s3://my-bucket --since 2026-11-01
-  objbench runs --label env=laptop --json`,
-		Args: cobra.NoArgs,
+		Use:     "runs",
+		Short:   "List saved runs, newest first",
+		Long:    longHelp("runs"),
+		Example: examples("runs"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := results.Filter{Target: target, Command: command, Limit: limit}
-			var err error
-			if f.Labels, err = parseLabels(labels); err != nil {
-				return err
-			}
-			if f.Since, err = results.ParseDate(since); err != nil {
-				return usagef("--since %w", err)
-			}
-			if f.Until, err = results.ParseDate(until); err != nil {
-				return usagef("--until %w", err)
-			}
-			if limit < 0 {
-				return usagef("--limit must not be negative")
+			f, err := results.NewFilter(target, command, since, until, labels, limit)
+			if err != nil {
+				return usageError{err}
 			}
 			listingGC()
 			var runs []results.Listed

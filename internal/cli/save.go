@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -23,25 +22,9 @@ type globals struct {
 	db string
 }
 
-// dbPath is --db or the default location.
-func (g *globals) dbPath() (string, error) {
-	if g.db != "" {
-		return g.db, nil
-	}
-	return results.DefaultPath()
-}
-
-// open opens the results database.
+// open opens the results database (--db, or the default location).
 func (g *globals) open(ctx context.Context) (*results.Store, error) {
-	path, err := g.dbPath()
-	if err != nil {
-		return nil, fmt.Errorf("results database: %w", err)
-	}
-	st, err := results.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("results database: %w", err)
-	}
-	return st, nil
+	return results.OpenAt(ctx, g.db)
 }
 
 // withStore opens the results database for fn and closes it after.
@@ -72,16 +55,11 @@ func (sf *saveFlags) register(fl *pflag.FlagSet) {
 
 // parseLabels reads k=v pairs.
 func parseLabels(pairs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, usagef("--label %q: use key=value", p)
-		}
-		out[k] = strings.TrimSpace(v)
+	l, err := results.ParseLabels(pairs)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return out, nil
+	return l, nil
 }
 
 // check validates the flags before any work starts.
@@ -100,11 +78,7 @@ func (sf *saveFlags) check() (map[string]string, error) {
 // to store is a warning (the results were already printed); a failure to
 // encode, or to write the report asked for, is the error returned.
 func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]byte, kept []stats.Kept, stderr io.Writer) error {
-	run, err := results.NewRun(d)
-	if err != nil {
-		return err
-	}
-	steps, err := results.Steps(d, histograms)
+	run, steps, err := results.Record(d, histograms)
 	if err != nil {
 		return err
 	}
@@ -121,13 +95,7 @@ func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]b
 func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	path, err := g.dbPath()
-	if err != nil {
-		err = fmt.Errorf("results database: %w", err)
-	} else {
-		err = results.SaveAt(ctx, path, run, steps, kept)
-	}
-	if err != nil {
+	if err := results.SaveAt(ctx, g.db, run, steps, kept); err != nil {
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
 	}
 }
@@ -137,16 +105,10 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 // run exits as such, else with runErr.
 func finish(g *globals, sf *saveFlags, output string, jsonOut bool, d document.Doc, text func(io.Writer) error,
 	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
-	if err := report.WriteOutput(output, stdout, func(w io.Writer) error {
-		if jsonOut {
-			b, err := document.Encode(d)
-			if err == nil {
-				_, err = w.Write(b)
-			}
-			return err
-		}
-		return text(w)
-	}); err != nil {
+	if jsonOut {
+		text = func(w io.Writer) error { return report.WriteDoc(w, d) }
+	}
+	if err := report.WriteOutput(output, stdout, text); err != nil {
 		return err
 	}
 	if err := save(g, sf, d, histograms, kept, stderr); err != nil {

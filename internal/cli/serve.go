@@ -27,32 +27,11 @@ type serveFlags struct {
 func newServeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Probe as a service: POST /probe, GET /metrics, with connections kept across invocations",
-		Long: `serve runs the probe as an HTTP service, the way seed 000 deployed it as a cloud
-function: each POST /probe runs one round on the process-wide clients, so connections
-live across invocations as the platform allows, and seq continues from round to round.
-
-  POST /probe    body (all optional): {"count": 50, "pool": 10, "size": "1KiB",
-                 "prepare": false, "target": "s3://..."}; answers the round's objbench/v1
-                 document (its first_request is the round's first request), or
-                 {"schema", "probes": [...]} when it probed several targets
-  GET /metrics   Prometheus: TTFB, total and phase histograms by target, op, strategy,
-                 reused; requests and errors by class; rounds
-  GET /healthz   {"status": "ok", ...}
-
-Targets are --target (repeatable; default the embedded lab); a request may name one of
-them, never another. The address is 127.0.0.1:$PORT (Cloud Run's convention), else
-127.0.0.1:8080, unless --listen says otherwise; a HOST alone takes $PORT (--listen 0.0.0.0
-in a container). Beyond loopback a bearer token (--token or OBJBENCH_TOKEN) guards
-/probe: objbench refuses to listen there without one unless --allow-unauthenticated says
-the platform authenticates callers (Cloud Run with IAM). --every also runs rounds on a
-schedule. SIGTERM stops it gracefully: rounds in flight answer, traces are flushed.`,
-		Example: `  objbench serve                                        # the lab, on 127.0.0.1:8080
-  curl -X POST localhost:8080/probe -d '{"count": 20}'
-  objbench serve --target s3://my-bucket --prepare --every 1m --otlp http://127.0.0.1:4318
-  PORT=8080 OBJBENCH_TOKEN=... objbench serve --listen 0.0.0.0:8080 --target gs://my-bucket`,
-		Args: cobra.NoArgs,
+		Use:     "serve",
+		Short:   "Probe as a service: POST /probe, GET /metrics, with connections kept across invocations",
+		Long:    longHelp("serve"),
+		Example: examples("serve"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd.Context(), g, &f, cmd, stdout, stderr)
 		},

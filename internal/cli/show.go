@@ -15,8 +15,7 @@ import (
 func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
 	var jsonOut bool
 	var vf viewFlags
-	cmd := oneRunCmd("show RUN", "Print a saved run's tables again", "show prints the tables of a saved run, read back from the results database.",
-		"  objbench show 20261122T213000-ab12cd\n  objbench show 20261122T2130 --json",
+	cmd := oneRunCmd("show RUN", "Print a saved run's tables again",
 		func(ctx context.Context, st *results.Store, id string) error {
 			prices, err := vf.loadPrices()
 			if err != nil {

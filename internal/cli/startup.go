@@ -23,26 +23,11 @@ type startupFlags struct {
 func newStartupCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f startupFlags
 	cmd := &cobra.Command{
-		Use:   "startup",
-		Short: "Measure how much start-up (loading many small modules in a child process) varies",
-		Long: `startup reproduces seed 002: a child process loads --modules small generated modules
-(each with up to --props random properties), --runs times per scenario, and objbench
-measures the child's wall time from exec to exit and, from a marker the child prints,
-the time until the last module was loaded.
-
-Scenarios (--scenario):
-  require     load the modules from a folder generated once
-  regenerate  write the modules anew into a temporary folder, then load them, every run
-  cpu         spin the CPU for --cpu-time in the child: the control group
-
-Statistics: median, mean, stddev, p90, p99, min, max, each also with the top 1% stripped,
-and a text histogram. A run that exceeds --timeout counts as a timeout, never as a time.
-Runs are saved, so two environments compare with 'objbench compare' and 'objbench report';
-name each with --env-label.`,
-		Example: `  objbench startup --runs 50 --modules 200
-  objbench startup --runtime python --scenario require,cpu --env-label laptop
-  objbench startup --runs 1000 --env-label cloud-run --json -o cloud-run.json`,
-		Args: cobra.NoArgs,
+		Use:     "startup",
+		Short:   "Measure how much start-up (loading many small modules in a child process) varies",
+		Long:    longHelp("startup"),
+		Example: examples("startup"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStartup(cmd.Context(), g, &f, stdout, stderr)
 		},

@@ -37,33 +37,11 @@ type strategiesFlags struct {
 func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f strategiesFlags
 	cmd := &cobra.Command{
-		Use:   "strategies [TARGET]",
-		Short: "What connection reuse, parallelism, HTTP/2 and 100-continue are worth, in round trips",
-		Long: `strategies uploads then downloads N objects five ways, each from a cold client, and
-explains every difference by the phase and the round trips it came from:
-
-  sdk-default        a new SDK client per object and the SDK's default upload path
-                     (GCS: a resumable session, two requests), no connection reuse
-  single-request     one request per object, a new connection each
-  reused-connection  one request per object, sequential, one keep-alive connection
-  parallel           --parallel requests in flight over an HTTP/1.1 pool
-  http2              every object a concurrent stream over one HTTP/2 connection
-
-The table gives wall time, objects/s, p50 and p99 per object, connections opened,
-TLS handshakes, requests per object, the round trips per object spent in each phase
-(round trip = the fastest TCP connect, or the lab's link), and the speed-up against
-sdk-default; then one sentence naming the largest saving and where it came from, and
-seed 000's table of a worker's first GET against its later ones.
-
-With no TARGET it runs on the lab's GCS endpoint over the cross-region profile (80 ms
-round trips), the setting of seed 003; any TARGET, lab[:PROFILE] or --lab-api works.`,
-		Example: `  objbench strategies                                   # lab, GCS, cross-region, 0 B and 7 KiB
-  objbench strategies --size 0 --tls                    # with TLS: three round trips per new connection
-  objbench strategies lab:same-region --lab-api s3 --objects 200
-  objbench strategies s3://my-bucket --size 64KiB --parallel 32
-  objbench strategies gs://my-bucket --expect-continue
-  objbench strategies s3://read-only --keys-from keys.txt   # downloads of objects you name`,
-		Args: atMostOneTarget("strategies"),
+		Use:     "strategies [TARGET]",
+		Short:   "What connection reuse, parallelism, HTTP/2 and 100-continue are worth, in round trips",
+		Long:    longHelp("strategies"),
+		Example: examples("strategies"),
+		Args:    atMostOneTarget("strategies"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStrategies(cmd.Context(), g, targetArg(args), &f, cmd.Flags(), stdout, stderr)
 		},

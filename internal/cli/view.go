@@ -36,10 +36,5 @@ func (v *viewFlags) loadPrices() (analysis.Prices, error) {
 
 // text renders a run or probe document: the summary, or every table.
 func (v *viewFlags) text(d *document.Document) func(io.Writer) error {
-	return func(w io.Writer) error {
-		if v.detail {
-			return report.WriteDetail(w, d)
-		}
-		return report.WriteSummary(w, d)
-	}
+	return func(w io.Writer) error { return report.WriteRunText(w, d, v.detail) }
 }

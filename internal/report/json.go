@@ -35,3 +35,32 @@ func WriteProbeJSON(w io.Writer, docs []*document.Document) error {
 	}
 	return nil
 }
+
+// WriteDoc writes any document as document.Encode makes it (--json).
+func WriteDoc(w io.Writer, d document.Doc) error { return writeDoc(w, d) }
+
+// WriteRunText writes a run's or probe's summary, or with detail every
+// table.
+func WriteRunText(w io.Writer, d *document.Document, detail bool) error {
+	if detail {
+		return WriteDetail(w, d)
+	}
+	return WriteSummary(w, d)
+}
+
+// WriteProbes writes a probe's rounds: as JSON (see WriteProbeJSON;
+// nothing when no round was made), or each round's text (WriteRunText).
+func WriteProbes(w io.Writer, docs []*document.Document, jsonOut, detail bool) error {
+	if jsonOut {
+		if len(docs) == 0 {
+			return nil
+		}
+		return WriteProbeJSON(w, docs)
+	}
+	for _, d := range docs {
+		if err := WriteRunText(w, d, detail); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -121,3 +121,13 @@ func passFail(ok bool) string {
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// ProfileList is the lab's profiles, one a line with what each emulates,
+// for lab's help.
+func ProfileList() string {
+	var b strings.Builder
+	for _, p := range lab.Profiles() {
+		fmt.Fprintf(&b, "  %-17s %s\n", p.Name, p.Description)
+	}
+	return b.String()
+}

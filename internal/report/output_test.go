@@ -79,3 +79,32 @@ func TestWriteSaved(t *testing.T) {
 		t.Errorf("series of a strategies run: %v", err)
 	}
 }
+
+func TestWriteProbes(t *testing.T) {
+	t.Parallel()
+	d := &document.Document{Envelope: document.NewEnvelope("probe", "p1", time.Unix(0, 0))}
+	var none bytes.Buffer
+	if err := WriteProbes(&none, nil, true, false); err != nil || none.Len() != 0 {
+		t.Errorf("no round, --json: %q, %v", none.String(), err)
+	}
+	for _, c := range []struct {
+		json, detail bool
+		want         func(io.Writer) error
+	}{
+		{true, false, func(w io.Writer) error { return WriteProbeJSON(w, []*document.Document{d}) }},
+		{false, false, func(w io.Writer) error { return WriteSummary(w, d) }},
+		{false, true, func(w io.Writer) error { return WriteDetail(w, d) }},
+	} {
+		var got, want bytes.Buffer
+		if err := WriteProbes(&got, []*document.Document{d}, c.json, c.detail); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.want(&want)
+		if got.Len() == 0 || got.String() != want.String() {
+			t.Errorf("json %v detail %v: %q, want %q", c.json, c.detail, got.String(), want.String())
+		}
+	}
+	if !strings.Contains(ProfileList(), "cross-region") {
+		t.Errorf("profile list without cross-region:\n%s", ProfileList())
+	}
+}

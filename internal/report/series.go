@@ -189,10 +189,8 @@ func WriteSeries(w io.Writer, sr *analysis.Run, format string) error {
 // stored JSON document.
 func WriteSaved(w io.Writer, sr *analysis.Run, detail bool) error {
 	switch {
-	case sr.Doc != nil && detail:
-		return WriteDetail(w, sr.Doc)
 	case sr.Doc != nil:
-		return WriteSummary(w, sr.Doc)
+		return WriteRunText(w, sr.Doc, detail)
 	case sr.Strategies != nil:
 		return WriteStrategiesText(w, sr.Strategies)
 	case sr.Startup != nil:

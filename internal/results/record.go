@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
@@ -67,17 +69,59 @@ func Steps(d document.Doc, histograms []map[string][]byte) ([]Step, error) {
 	return steps, err
 }
 
-// SaveAt saves a run in the database at path, opening and closing it.
+// SaveAt saves a run in the database at path (see OpenAt), opening and
+// closing it.
 func SaveAt(ctx context.Context, path string, run Run, steps []Step, kept []SampleRow) error {
-	st, err := Open(ctx, path)
+	st, err := OpenAt(ctx, path)
 	if err != nil {
-		return fmt.Errorf("results database: %w", err)
+		return err
 	}
 	err = st.Save(ctx, run, steps, kept)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// OpenAt opens the database at path, or at DefaultPath when path is ""
+// (no --db); its errors say they are the results database's.
+func OpenAt(ctx context.Context, path string) (*Store, error) {
+	var err error
+	if path == "" {
+		if path, err = DefaultPath(); err != nil {
+			return nil, fmt.Errorf("results database: %w", err)
+		}
+	}
+	st, err := Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("results database: %w", err)
+	}
+	return st, nil
+}
+
+// Record is a finished document as the database keeps it: its run and
+// its steps with their histograms (one map per step, or none).
+func Record(d document.Doc, histograms []map[string][]byte) (Run, []Step, error) {
+	run, err := NewRun(d)
+	if err != nil {
+		return run, nil, err
+	}
+	steps, err := Steps(d, histograms)
+	return run, steps, err
+}
+
+// ParseLabels reads --label k=v pairs (spaces around each side trimmed).
+func ParseLabels(pairs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--label %q: use key=value", p)
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
 }
 
 // ParseDate reads a --since or --until date: RFC 3339, or a local
@@ -92,4 +136,24 @@ func ParseDate(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q: use a date such as 2026-11-22 or 2026-11-22T15:04:05Z", s)
+}
+
+// NewFilter checks runs' filters as the user writes them: labels k=v,
+// dates (see ParseDate) and a limit that is not negative.
+func NewFilter(target, command, since, until string, labels []string, limit int) (Filter, error) {
+	f := Filter{Target: target, Command: command, Limit: limit}
+	var err error
+	if f.Labels, err = ParseLabels(labels); err != nil {
+		return f, err
+	}
+	if f.Since, err = ParseDate(since); err != nil {
+		return f, fmt.Errorf("--since %w", err)
+	}
+	if f.Until, err = ParseDate(until); err != nil {
+		return f, fmt.Errorf("--until %w", err)
+	}
+	if limit < 0 {
+		return f, errors.New("--limit must not be negative")
+	}
+	return f, nil
 }
