@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"
@@ -43,6 +44,8 @@ type Comparison struct {
 	Note       string               `json:"note,omitempty"`
 	// Findings are the ranked sentences drawn from the comparison.
 	Findings []document.Finding `json:"findings,omitempty"`
+	// Explain lines up two explained runs' figures (nil otherwise).
+	Explain []ExplainRow `json:"explain,omitempty"`
 }
 
 func StepKey(r document.Result) string {
@@ -64,6 +67,8 @@ func Label(sr *Run) string {
 		lab = sr.Doc.Lab
 	} else if sr.Strategies != nil {
 		lab = sr.Strategies.Lab
+	} else if sr.Explain != nil {
+		return "explain " + strings.Join(sr.Explain.Explain.Program, " ")
 	}
 	if lab != nil {
 		l = "lab " + lab.API + ":" + lab.Profile
@@ -123,6 +128,10 @@ func Compare(ctx context.Context, samples *SampleCache, a, b *Run) (Comparison, 
 	c := Comparison{A: a.Meta.ID, B: b.Meta.ID, ALabel: Label(a), BLabel: Label(b)}
 	if a.Startup != nil && b.Startup != nil {
 		compareStartup(&c, a.Startup, b.Startup)
+		return c, nil
+	}
+	if a.Explain != nil && b.Explain != nil {
+		c.Explain, c.Note = CompareExplain(a.Explain, b.Explain), explainNote(a.Explain, b.Explain)
 		return c, nil
 	}
 	if a.Doc == nil || b.Doc == nil {

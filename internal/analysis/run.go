@@ -23,6 +23,8 @@ type Run struct {
 	Doc        *document.Document
 	Strategies *document.StrategiesDocument
 	Startup    *document.StartupDocument
+	// Explain is an `objbench explain` document (nil otherwise).
+	Explain *document.ExplainDocument
 }
 
 // Load reads a saved run and decodes its document by command.
@@ -81,6 +83,11 @@ func Decode(run results.Run, steps []results.Step) (*Run, error) {
 		if err := json.Unmarshal(run.Document, sr.Startup); err != nil {
 			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
 		}
+	case "explain":
+		sr.Explain = &document.ExplainDocument{}
+		if err := json.Unmarshal(run.Document, sr.Explain); err != nil {
+			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
+		}
 	}
 	return sr, nil
 }
@@ -110,6 +117,8 @@ func FromDocument(meta results.Run, steps []results.Step, d document.Doc) *Run {
 		r.Strategies = d
 	case *document.StartupDocument:
 		r.Startup = d
+	case *document.ExplainDocument:
+		r.Explain = d
 	}
 	return r
 }

@@ -8,8 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/explain"
 
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
@@ -43,6 +47,7 @@ servers' own CPU limits and the clouds' request-rate limits (see --fault for tho
   objbench lab cross-region --tls               # 80 ms round trips, HTTPS with a printed CA file
   objbench lab --rtt 40ms --bandwidth 100Mbit --port 9000
   objbench lab --fault reset=2%,slowdown=5%     # misbehave on purpose
+  objbench lab cross-region --record            # explain whatever connects, printed at Ctrl-C
   objbench lab check --rtt 40ms                 # prove the link model on this machine
   objbench lab exec cross-region -- aws s3 ls s3://objbench/   # run a program against the lab`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +66,7 @@ servers' own CPU limits and the clouds' request-rate limits (see --fault for tho
 	}
 	lf.register(cmd.Flags(), false)
 	cmd.Flags().IntVar(&lf.port, "port", 0, "first port to listen on (s3, then gcs, then azure); 0 picks free ports")
+	cmd.Flags().BoolVar(&lf.record, "record", false, "record every connection and request the S3 and GCS endpoints see, and print the explanation (as 'objbench explain') when the lab stops")
 	cmd.AddCommand(newLabCheckCmd(stdout, stderr))
 	cmd.AddCommand(newLabExecCmd(stdout, stderr))
 	return cmd
@@ -99,7 +105,16 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 		}
 	}
 	report.WriteLab(stdout, l, apis, caFile)
+	started := time.Now()
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "objbench lab: stopping")
+	if lf.record {
+		d := explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), "")
+		if d.Explain.Requests == 0 {
+			fmt.Fprintln(stdout, "objbench lab: no request reached the lab")
+			return nil
+		}
+		return report.WriteExplainText(stdout, d)
+	}
 	return nil
 }

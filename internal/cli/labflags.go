@@ -30,6 +30,8 @@ type labFlags struct {
 	dnsTTL      time.Duration
 	recvBuffer  string
 	sendBuffer  string
+	// record is lab --record: keep every connection and request.
+	record bool
 }
 
 func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
@@ -71,7 +73,7 @@ func (lf *labFlags) changed(fs *pflag.FlagSet) []string {
 // config validates the flags into a lab configuration (usage errors).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg := lab.Config{APIs: apis, Profile: profile, ServiceTime: lf.serviceTime, IdleTimeout: lf.idleTimeout, Port: lf.port,
-		MTU: lf.mtu, DNSTime: lf.dnsTime, DNSTTL: lf.dnsTTL}
+		MTU: lf.mtu, DNSTime: lf.dnsTime, DNSTTL: lf.dnsTTL, Record: lf.record}
 	prof, err := lab.LookupProfile(profile)
 	if err != nil {
 		return cfg, usageError{err}

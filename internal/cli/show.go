@@ -38,6 +38,8 @@ func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
 				return report.WriteStrategiesText(stdout, sr.Strategies)
 			case sr.Startup != nil:
 				return report.WriteStartupText(stdout, sr.Startup)
+			case sr.Explain != nil:
+				return report.WriteExplainText(stdout, sr.Explain)
 			}
 			_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
 			return err

@@ -48,7 +48,7 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	}
 	useLink := l.net != nil
 	upPort := port
-	if useLink || port == 0 {
+	if useLink || port == 0 || l.rec != nil {
 		if upPort, err = freePort(); err != nil {
 			os.RemoveAll(dir)
 			return nil, fmt.Errorf("lab azure: %w", err)
@@ -96,7 +96,14 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	}
 	ep := &endpoint{api: "azure", shutdown: stopChild}
 	public := upstream
-	if useLink {
+	if l.rec != nil {
+		// Recording: an HTTP proxy in front of Azurite sees each request.
+		pub, err := l.recordAzure(ctx, ep, port, upstream, stopChild)
+		if err != nil {
+			return nil, err
+		}
+		public = pub
+	} else if useLink {
 		// Azurite listens on loopback: the server stack's listener carries
 		// each connection that crossed the wire on to it.
 		pub, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))

@@ -169,7 +169,11 @@ func resetConn(w http.ResponseWriter) {
 		panic(http.ErrAbortHandler)
 	}
 	raw := conn
-	if nc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+	for {
+		nc, ok := raw.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
 		raw = nc.NetConn()
 	}
 	if tcp, ok := raw.(*net.TCPConn); ok {

@@ -76,6 +76,9 @@ type Config struct {
 	// ForceLink routes through the emulated network even when the link
 	// emulates nothing (benchmarks).
 	ForceLink bool
+	// Record keeps every connection and request the S3 and GCS servers
+	// see (Recorder), for explain and lab --record.
+	Record bool
 }
 
 // Lab is a running set of embedded servers.
@@ -89,6 +92,7 @@ type Lab struct {
 	net       *netem.Network // nil on the direct path
 	wirePorts map[int]bool   // local endpoint ports that lead across the wire
 	dns       *dnsServer
+	rec       *Recorder // nil unless Config.Record
 	// Counts of requests served and faults injected.
 	Counts    FaultCounts
 	closeOnce sync.Once
@@ -153,6 +157,9 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	}
 	l := &Lab{cfg: cfg, profile: prof.Name, link: link, stop: make(chan struct{}),
 		endpoints: map[string]*endpoint{}, wirePorts: map[int]bool{}}
+	if cfg.Record {
+		l.rec = newRecorder(cfg.IdleTimeout)
+	}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
 			return nil, err
@@ -273,9 +280,20 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	if l.ca != nil {
 		ep.server.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
 	}
+	tlsConfig := ep.server.TLSConfig
+	if l.rec != nil {
+		ep.server.Handler = l.rec.wrap(ep.server.Handler)
+		ep.server.ConnState, ep.server.ConnContext = l.rec.connState, l.rec.connContext
+		if tlsConfig != nil {
+			tlsConfig = l.rec.tlsConfig(tlsConfig)
+		}
+	}
 	for _, ln := range listeners {
+		if l.rec != nil {
+			ln = l.rec.listener(api, ln)
+		}
 		if l.ca != nil {
-			ln = tls.NewListener(ln, ep.server.TLSConfig)
+			ln = tls.NewListener(ln, tlsConfig)
 		}
 		ep.serving++
 		go func() { ep.done <- ep.server.Serve(ln) }()
@@ -399,6 +417,12 @@ func (l *Lab) CAPEM() []byte {
 	return l.ca.certPEM
 }
 
+// Recorder is the record of what the servers saw; nil unless Config.Record.
+func (l *Lab) Recorder() *Recorder { return l.rec }
+
+// IdleTimeout is the servers' keep-alive timeout.
+func (l *Lab) IdleTimeout() time.Duration { return l.cfg.IdleTimeout }
+
 // Link is the link in force (the profile with its overrides).
 func (l *Lab) Link() Link { return l.link }
 
@@ -428,6 +452,9 @@ func (l *Lab) Info(api string) *document.LabInfo {
 func (l *Lab) Close() error {
 	var errs []error
 	l.closeOnce.Do(func() {
+		if l.rec != nil {
+			l.rec.stop()
+		}
 		close(l.stop)
 		for _, ep := range l.endpoints {
 			if ep.fwd != nil {

@@ -14,6 +14,10 @@ import (
 // changes and their intervals, then the crossovers.
 func WriteComparison(w io.Writer, c analysis.Comparison) {
 	fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)\n", c.A, c.ALabel, c.B, c.BLabel)
+	if len(c.Explain) > 0 {
+		writeExplainComparison(w, c)
+		return
+	}
 	if c.Note != "" {
 		fmt.Fprintf(w, "%s\n\n", c.Note)
 		return

@@ -24,6 +24,8 @@ func runFindings(r HTMLRun) ([]document.Finding, []string) {
 			analysis.AnnotateStrategies(r.Strategies, analysis.DefaultPrices())
 		}
 		fs, c = r.Strategies.Findings, r.Strategies.Cost
+	case r.Explain != nil:
+		fs, c = r.Explain.Explain.Findings, r.Explain.Explain.Cost
 	}
 	var buf bytes.Buffer
 	WriteCost(&buf, c)

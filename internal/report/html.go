@@ -57,6 +57,8 @@ type view struct {
 	Strat     []stratView
 	Startup   []figure
 	StartTabs []startupTable
+	// Waterfalls are explained runs' connections and requests over time.
+	Waterfalls []figure
 
 	// HasFindings is whether any run has findings or a cost.
 	HasFindings bool
@@ -111,6 +113,7 @@ func buildView(in HTMLInput) view {
 	v.Conc = concurrencyFigures(in.Runs)
 	v.OverTime = overTimeFigures(in.Runs)
 	v.Startup, v.StartTabs = startupFigures(in.Runs)
+	v.Waterfalls = waterfallFigures(in.Runs)
 	return v
 }
 
@@ -134,6 +137,8 @@ func runSummary(r HTMLRun) runView {
 		rv.Command, rv.Target, started, dur, rv.Interrupted = "strategies", r.Strategies.Target.URL, r.Strategies.StartedAt, r.Strategies.DurationS, r.Strategies.Interrupted
 	case r.Startup != nil:
 		rv.Command, rv.Target, started, dur, rv.Interrupted = "startup", r.Startup.Runtime+" "+r.Startup.RuntimeVersion, r.Startup.StartedAt, r.Startup.DurationS, r.Startup.Interrupted
+	case r.Explain != nil:
+		rv.Command, rv.Target, started, dur, rv.Interrupted = "explain", strings.Join(r.Explain.Explain.Program, " "), r.Explain.StartedAt, r.Explain.DurationS, r.Explain.Interrupted
 	}
 	rv.Findings, rv.Cost = runFindings(r)
 	rv.Started, rv.Duration = started, num(document.Finite(dur))+" s"

@@ -25,6 +25,8 @@ type HTMLRun struct {
 	Strategies *document.StrategiesDocument
 	// Startup is the document of `objbench startup` (nil otherwise).
 	Startup *document.StartupDocument
+	// Explain is the document of `objbench explain` (nil otherwise).
+	Explain *document.ExplainDocument
 	// Meta is the run metadata shown in the page (command, host, versions, options, labels).
 	Meta map[string]string
 	// Quantiles are read from the stored histograms, by index in

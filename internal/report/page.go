@@ -37,7 +37,7 @@ func PageInput(srs []*analysis.Run, title string) HTMLInput {
 // its steps' quantiles read from the stored histograms.
 func pageRun(sr *analysis.Run) HTMLRun {
 	r := sr.Meta
-	hr := HTMLRun{ID: r.ID, Label: analysis.Label(sr), Doc: sr.Doc, Strategies: sr.Strategies, Startup: sr.Startup}
+	hr := HTMLRun{ID: r.ID, Label: analysis.Label(sr), Doc: sr.Doc, Strategies: sr.Strategies, Startup: sr.Startup, Explain: sr.Explain}
 	meta := map[string]string{
 		"command": r.Command, "started": r.StartedAt.UTC().Format(time.RFC3339),
 		"duration": strconv.FormatFloat(r.DurationS, 'f', 1, 64) + " s", "host": r.Host,

@@ -1,0 +1,151 @@
+package document
+
+import "maps"
+
+// ExplainDocument is `objbench explain --json`: what a program did with
+// object storage, recorded from the lab's side, and what to change.
+type ExplainDocument struct {
+	Envelope
+	Explain Explain `json:"explain"`
+}
+
+// Explain is the body of an explain document. Per-object figures divide by
+// Objects (objects moved: uploads and downloads completed); round trips
+// are the client's, estimated from the server's times and the link's RTT.
+type Explain struct {
+	// Program is the command that ran, and its exit status.
+	Program  []string `json:"program"`
+	ExitCode int      `json:"exit_code"`
+	RTTms    float64  `json:"rtt_ms"`
+	// WallS is the program's run, start to exit; StorageS the part of it
+	// with a connection being set up or a request in flight;
+	// NotStorageS the rest (start-up, the program's own work, waits).
+	WallS       float64 `json:"wall_s"`
+	StorageS    float64 `json:"storage_s"`
+	NotStorageS float64 `json:"not_storage_s"`
+	Objects     int     `json:"objects"`
+	// BytesUp and BytesDown are request and response bodies.
+	BytesUp           int64   `json:"bytes_up"`
+	BytesDown         int64   `json:"bytes_down"`
+	Requests          int     `json:"requests"`
+	RequestsPerObject float64 `json:"requests_per_object"`
+	Errors            int     `json:"errors"`
+	Connections       int     `json:"connections"`
+	TLSHandshakes     int     `json:"tls_handshakes"`
+	// ConnectionsPerObject and TLSHandshakesPerObject divide by Objects.
+	ConnectionsPerObject   float64 `json:"connections_per_object"`
+	TLSHandshakesPerObject float64 `json:"tls_handshakes_per_object"`
+	// RoundTripsPerObject is the sum of RoundTripsByPhase: the round trips
+	// one object cost, in the phases of `strategies` (connect, tls, send,
+	// wait100, wait, recv).
+	RoundTripsPerObject float64            `json:"round_trips_per_object"`
+	RoundTripsByPhase   map[string]float64 `json:"round_trips_by_phase"`
+	// MaxInFlight is the most requests in flight at once; MaxOpenConns the
+	// most connections open at once.
+	MaxInFlight  int `json:"max_in_flight"`
+	MaxOpenConns int `json:"max_open_conns"`
+	// ExpectContinue counts requests sent with Expect: 100-continue.
+	ExpectContinue int `json:"expect_continue"`
+	// ExtraHeaders counts requests carrying each checksum or SDK-added
+	// header (lower case names).
+	ExtraHeaders map[string]int `json:"extra_headers"`
+	// Operations counts requests by API operation (GetObject, PutObject...).
+	Operations map[string]int `json:"operations"`
+	// Protocols counts connections by protocol (h2, http/1.1).
+	Protocols             map[string]int `json:"protocols,omitempty"`
+	CostUSDPer1000Objects float64        `json:"cost_usd_per_1000_objects"`
+	Cost                  *Cost          `json:"cost,omitempty"`
+	Conns                 []ExplainConn  `json:"conns"`
+	Findings              []Finding      `json:"findings"`
+	// Problem says, in one line, why there is nothing to explain (no
+	// request reached the lab); empty when there is.
+	Problem string `json:"problem,omitempty"`
+}
+
+// ExplainConn is one connection, its times in seconds since the program started.
+type ExplainConn struct {
+	ID  int    `json:"id"`
+	API string `json:"api"`
+	// OpenedS is when the client started it (the server's accept less the
+	// handshake's one and a half round trips).
+	OpenedS float64 `json:"opened_s"`
+	// HandshakeRTTs are the round trips before its first request could
+	// leave: TCP 1, TLS 1.3 1 (TLS 1.2 2).
+	HandshakeRTTs float64 `json:"handshake_rtts"`
+	TLSVersion    string  `json:"tls_version,omitempty"`
+	ALPN          string  `json:"alpn,omitempty"`
+	ClosedS       float64 `json:"closed_s"`
+	// ClosedBy: client, idle-timeout, fault, lab-stopped, server, open.
+	ClosedBy string           `json:"closed_by"`
+	BytesIn  int64            `json:"bytes_in"`
+	BytesOut int64            `json:"bytes_out"`
+	Requests []ExplainRequest `json:"requests"`
+}
+
+// ExplainRequest is one request, times in seconds since the program started
+// (the server's clock).
+type ExplainRequest struct {
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	Operation string `json:"operation"`
+	// Object is true when the request completed an object's upload or download.
+	Object     bool    `json:"object"`
+	Status     int     `json:"status"`
+	BytesIn    int64   `json:"bytes_in"`
+	BytesOut   int64   `json:"bytes_out"`
+	ArrivedS   float64 `json:"arrived_s"`
+	FirstByteS float64 `json:"first_byte_s"`
+	DoneS      float64 `json:"done_s"`
+	// IdleBeforeS is the gap since the connection's previous exchange
+	// (or its handshake) ended, less the one round trip a client needs to
+	// see a response and send the next request: the client's own time.
+	IdleBeforeS    float64 `json:"idle_before_s"`
+	ExpectContinue bool    `json:"expect_continue,omitempty"`
+	// Headers are the notable request headers it carried (lower case).
+	Headers []string `json:"headers,omitempty"`
+	// RoundTrips by phase, this request's share (connect and tls on the
+	// first request of its connection).
+	RoundTrips map[string]float64 `json:"round_trips"`
+}
+
+func (d *ExplainDocument) finite() Doc {
+	c := *d
+	e := d.Explain
+	e.RTTms, e.WallS, e.StorageS, e.NotStorageS = Finite(e.RTTms), Finite(e.WallS), Finite(e.StorageS), Finite(e.NotStorageS)
+	e.RequestsPerObject, e.ConnectionsPerObject = Finite(e.RequestsPerObject), Finite(e.ConnectionsPerObject)
+	e.TLSHandshakesPerObject, e.RoundTripsPerObject = Finite(e.TLSHandshakesPerObject), Finite(e.RoundTripsPerObject)
+	e.CostUSDPer1000Objects = Finite(e.CostUSDPer1000Objects)
+	e.RoundTripsByPhase = finiteMap(e.RoundTripsByPhase)
+	e.ExtraHeaders, e.Operations, e.Protocols = maps.Clone(e.ExtraHeaders), maps.Clone(e.Operations), maps.Clone(e.Protocols)
+	e.Conns = make([]ExplainConn, len(d.Explain.Conns))
+	for i, cn := range d.Explain.Conns {
+		cn.OpenedS, cn.ClosedS, cn.HandshakeRTTs = Finite(cn.OpenedS), Finite(cn.ClosedS), Finite(cn.HandshakeRTTs)
+		rs := make([]ExplainRequest, len(cn.Requests))
+		for j, r := range cn.Requests {
+			r.ArrivedS, r.FirstByteS, r.DoneS, r.IdleBeforeS = Finite(r.ArrivedS), Finite(r.FirstByteS), Finite(r.DoneS), Finite(r.IdleBeforeS)
+			r.RoundTrips = finiteMap(r.RoundTrips)
+			rs[j] = r
+		}
+		cn.Requests = rs
+		e.Conns[i] = cn
+	}
+	e.Findings, e.Cost = cleanFindings(e.Findings), cleanCost(e.Cost)
+	if e.Findings == nil {
+		e.Findings = []Finding{}
+	}
+	c.Explain = e
+	c.DurationS = Finite(c.DurationS)
+	c.Options, c.Labels = maps.Clone(d.Options), maps.Clone(d.Labels)
+	return &c
+}
+
+func finiteMap(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = Finite(v)
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
+)
+
+// Timeline bounds: connections and requests per connection printed in
+// full (the JSON and the HTML waterfall carry them all).
+const (
+	timelineConns    = 12
+	timelineRequests = 8
+)
+
+// WriteExplainText writes an explanation: the figures per object, the
+// per-connection timeline, the findings and the cost.
+func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
+	ew := &errWriter{w: w}
+	e := &d.Explain
+	if len(e.Program) == 0 {
+		fmt.Fprintf(ew, "objbench lab --record %s: whatever connected to the lab", d.RunID)
+	} else {
+		fmt.Fprintf(ew, "objbench explain %s: %s (exit %d)", d.RunID, strings.Join(e.Program, " "), e.ExitCode)
+	}
+	if d.Interrupted {
+		fmt.Fprint(ew, " (stopped: partial record)")
+	}
+	fmt.Fprintln(ew)
+	if l := d.Lab; l != nil {
+		tls := "plain HTTP"
+		if l.TLS {
+			tls = "TLS"
+		}
+		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s; recorded at the lab's servers\n", l.Profile, num(l.RTTms), tls)
+	}
+	pct := 0.0
+	if e.WallS > 0 {
+		pct = 100 * e.NotStorageS / e.WallS
+	}
+	fmt.Fprintf(ew, "\nwall %s s: talking to storage %s s, not %s s (%.0f%%)\n", fixed(e.WallS, 2), fixed(e.StorageS, 2), fixed(e.NotStorageS, 2), pct)
+	fmt.Fprintf(ew, "objects %d (%s up, %s down)   requests %d (%s per object)   errors %d\n",
+		e.Objects, HumanBytes(float64(e.BytesUp)), HumanBytes(float64(e.BytesDown)), e.Requests, fixed(e.RequestsPerObject, 2), e.Errors)
+	fmt.Fprintf(ew, "connections %d (%s per object, most open at once %d)   TLS handshakes %d   most requests in flight %d\n",
+		e.Connections, fixed(e.ConnectionsPerObject, 2), e.MaxOpenConns, e.TLSHandshakes, e.MaxInFlight)
+	if e.RTTms > 0 {
+		var parts []string
+		for _, p := range rttPhases {
+			if v := e.RoundTripsByPhase[p]; v >= 0.005 {
+				parts = append(parts, p+" "+fixed(v, 2))
+			}
+		}
+		if e.Objects > 0 {
+			fmt.Fprintf(ew, "round trips per object %s: %s\n", fixed(e.RoundTripsPerObject, 2), strings.Join(parts, ", "))
+		} else {
+			fmt.Fprintf(ew, "round trips in all (no object moved): %s\n", strings.Join(parts, ", "))
+		}
+	}
+	fmt.Fprintf(ew, "operations: %s\n", counts(e.Operations))
+	var hdrs []string
+	if e.ExpectContinue > 0 {
+		hdrs = append(hdrs, fmt.Sprintf("Expect: 100-continue on %d requests", e.ExpectContinue))
+	}
+	if len(e.ExtraHeaders) > 0 {
+		hdrs = append(hdrs, "added by the SDK: "+counts(e.ExtraHeaders))
+	}
+	if len(hdrs) > 0 {
+		fmt.Fprintf(ew, "headers: %s\n", strings.Join(hdrs, "; "))
+	}
+	if e.Cost != nil && e.Objects > 0 {
+		fmt.Fprintf(ew, "cost at %s list prices: %s per 1,000 objects\n", e.Cost.Provider, analysis.FormatUSD(e.CostUSDPer1000Objects))
+	}
+	writeTimeline(ew, e)
+	WriteFindings(ew, e.Findings)
+	return ew.err
+}
+
+// writeTimeline prints each connection and its requests, times in seconds
+// since the program started.
+func writeTimeline(w io.Writer, e *document.Explain) {
+	if len(e.Conns) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ntimeline (s since the program started; server times; idle = the client's own time between requests)")
+	for i, c := range e.Conns {
+		if i == timelineConns {
+			n := 0
+			for _, c := range e.Conns[i:] {
+				n += len(c.Requests)
+			}
+			fmt.Fprintf(w, "  ... %d more connections, %d requests (--json or the HTML report has them all)\n", len(e.Conns)-i, n)
+			break
+		}
+		proto := "http"
+		if c.TLSVersion != "" {
+			proto = "TLS " + c.TLSVersion
+		}
+		if c.ALPN != "" {
+			proto += " " + c.ALPN
+		}
+		fmt.Fprintf(w, "  conn %d %s %s: opened %s, handshake %s RTT, closed %s by %s, %d requests\n",
+			c.ID, c.API, proto, fixed(c.OpenedS, 3), fixed(c.HandshakeRTTs, 1), fixed(c.ClosedS, 3), c.ClosedBy, len(c.Requests))
+		for j, r := range c.Requests {
+			if j == timelineRequests {
+				fmt.Fprintf(w, "      ... %d more requests\n", len(c.Requests)-j)
+				break
+			}
+			idle := ""
+			if r.IdleBeforeS >= 0.001 {
+				idle = fmt.Sprintf("idle %s s, ", fixed(r.IdleBeforeS, 3))
+			}
+			size := ""
+			if r.BytesIn > 0 {
+				size += " up " + HumanBytes(float64(r.BytesIn))
+			}
+			if r.BytesOut > 0 {
+				size += " down " + HumanBytes(float64(r.BytesOut))
+			}
+			hdr := ""
+			if len(r.Headers) > 0 {
+				hdr = " [" + strings.Join(r.Headers, ", ") + "]"
+			}
+			fmt.Fprintf(w, "    %s%s-%s %s %s %d%s %s%s\n", idle, fixed(r.ArrivedS, 3), fixed(r.DoneS, 3), r.Method, r.Operation, r.Status, size, shortPath(r.Path), hdr)
+		}
+	}
+}
+
+func shortPath(p string) string {
+	if len(p) > 48 {
+		return p[:22] + "..." + p[len(p)-23:]
+	}
+	return p
+}
+
+// counts is "a 3, b 1", the largest first.
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteExplainJSON writes the objbench/v1 explain document.
+func WriteExplainJSON(w io.Writer, d *document.ExplainDocument) error { return writeDoc(w, d) }
+
+// writeExplainComparison prints two explained runs' figures side by side.
+func writeExplainComparison(w io.Writer, c analysis.Comparison) {
+	if c.Note != "" {
+		fmt.Fprintln(w, c.Note)
+	}
+	var body [][]string
+	for _, r := range c.Explain {
+		change := "-"
+		if r.A != 0 {
+			change = fmt.Sprintf("%+.0f%%", 100*r.Change)
+		}
+		body = append(body, []string{r.Metric, num(r.A), num(r.B), change, r.Verdict})
+	}
+	leftTable(w, []string{"explain", "A", "B", "change", "verdict"}, body)
+	fmt.Fprintln(w)
+}
