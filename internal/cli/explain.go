@@ -34,6 +34,7 @@ type explainFlags struct {
 	timeout time.Duration
 	output  string
 	prices  string
+	apis    []string
 }
 
 func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -82,6 +83,7 @@ ran past --timeout and was stopped (the partial record is printed); 127 COMMAND 
 	}
 	fl := cmd.Flags()
 	f.lab.register(fl, false)
+	fl.StringSliceVar(&f.apis, "apis", []string{"s3", "gcs", "azure"}, "endpoints to serve: s3, gcs, azure (azure only when azurite-blob is on PATH; it takes seconds to start)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 document (an explain body) instead of the text")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124")
 	fl.StringVar(&f.output, "program-output", "", `write the program's stdout and stderr to FILE instead of objbench's stderr with a "NAME| " prefix`)
@@ -112,6 +114,12 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return err
 	}
+	for _, a := range f.apis {
+		if a != "s3" && a != "gcs" && a != "azure" {
+			return usagef("--apis %q: use s3, gcs or azure", a)
+		}
+	}
+	labCfg.APIs = f.apis
 	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out,
 		Prices: prices, RunID: document.NewRunID(), Labels: labels,
 		Options: map[string]string{"command": strings.Join(argv, " "), "timeout": f.timeout.String()}})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,8 @@ var (
 
 // Config is one explain run.
 type Config struct {
+	// Lab configures the lab; APIs default to all three (Azure dropped
+	// when Azurite is missing).
 	Lab  lab.Config
 	Argv []string
 	// Timeout stops the program (and its process group) after it; 0 is none.
@@ -52,10 +55,12 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 		return nil, errors.New("no command to run")
 	}
 	cfg.Lab.Record = true
-	cfg.Lab.APIs = []string{"s3", "gcs", "azure"}
+	if len(cfg.Lab.APIs) == 0 {
+		cfg.Lab.APIs = lab.APIs
+	}
 	l, err := lab.Start(ctx, cfg.Lab)
-	if errors.Is(err, lab.ErrNoAzurite) {
-		cfg.Lab.APIs = cfg.Lab.APIs[:2]
+	if errors.Is(err, lab.ErrNoAzurite) && len(cfg.Lab.APIs) > 1 {
+		cfg.Lab.APIs = slices.DeleteFunc(slices.Clone(cfg.Lab.APIs), func(a string) bool { return a == "azure" })
 		l, err = lab.Start(ctx, cfg.Lab)
 	}
 	if err != nil {
