@@ -85,7 +85,7 @@ ran past --timeout and was stopped (the partial record is printed); 127 COMMAND 
 	f.lab.register(fl, false)
 	fl.StringSliceVar(&f.apis, "apis", []string{"s3", "gcs", "azure"}, "endpoints to serve: s3, gcs, azure (azure only when azurite-blob is on PATH; it takes seconds to start)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 document (an explain body) instead of the text")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124; 0 for no limit")
 	fl.StringVar(&f.output, "program-output", "", `write the program's stdout and stderr to FILE instead of objbench's stderr with a "NAME| " prefix`)
 	fl.StringVar(&f.prices, "prices", "", "price file laid over the list prices (see 'objbench run --help')")
 	fl.StringArrayVar(&f.save.labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,6 +54,9 @@ type Config struct {
 func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("no command to run")
+	}
+	if _, err := exec.LookPath(cfg.Argv[0]); err != nil { // before starting anything
+		return nil, fmt.Errorf("%q: %w", cfg.Argv[0], lab.ErrCommandNotFound)
 	}
 	cfg.Lab.Record = true
 	if len(cfg.Lab.APIs) == 0 {
