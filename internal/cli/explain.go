@@ -50,6 +50,12 @@ per object, round trips per object by phase (as 'strategies' counts them), the t
 spent not talking to storage, a per-connection timeline, findings with what to change and
 what it would save at this round trip, and the cost at list prices.
 
+Unless the environment already names a proxy, the program also gets HTTPS_PROXY and
+HTTP_PROXY (the lab's endpoints in NO_PROXY): a proxy on 127.0.0.1 that notes the hosts
+the program reaches for, refuses the real clouds' (amazonaws.com, googleapis.com,
+core.windows.net) and passes anything else on, so that a program ignoring the lab's
+variables is named, with the variable it probably ignored, and never reaches a cloud.
+
 The program's standard output and error go to objbench's standard error, each line
 prefixed with "NAME| " (NAME is the command's base name), or to --program-output FILE:
 objbench's standard output carries only the explanation (text, or --json).

@@ -139,7 +139,10 @@ func TestExplainBadInput(t *testing.T) {
 		{"crash", []string{"explain", "--", "sh", "-c", "exit 7"}, 7, "exited with status 7", 0},
 		{"signal", []string{"explain", "--", "sh", "-c", "kill -SEGV $$"}, 128 + int(syscall.SIGSEGV), "made no request", 0},
 		{"hang", []string{"explain", "--timeout", "1s", "--", "sh", "-c", "echo $$ > " + pidFile + "; sleep 60 & sleep 60"}, ExitTimeout, "--timeout 1s", 20 * time.Second},
-		{"real cloud", []string{"explain", "--", "sh", "-c", `echo 'Could not connect to the endpoint URL: "https://objbench.s3.amazonaws.com/k"' >&2; exit 255`}, 255, "probably ignored AWS_ENDPOINT_URL", 0},
+		{"real cloud in the output", []string{"explain", "--", "sh", "-c", `echo 'Could not connect to the endpoint URL: "https://objbench.s3.amazonaws.com/k"' >&2; exit 255`}, 255, "probably ignored AWS_ENDPOINT_URL", 0},
+		// curl honours HTTPS_PROXY: explain's proxy notes the host and refuses it.
+		{"real cloud through the proxy", []string{"explain", "--", "sh", "-c", `curl -s https://objbench.storage.googleapis.com/k; exit 0`}, ExitNothingExplained,
+			"reached for Google Cloud Storage (objbench.storage.googleapis.com), which the lab cannot see; it probably ignored STORAGE_EMULATOR_HOST", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
