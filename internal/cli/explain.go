@@ -128,7 +128,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	labCfg.APIs = f.apis
 	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out,
 		Prices: prices, RunID: document.NewRunID(), Labels: labels,
-		Options: map[string]string{"command": strings.Join(argv, " "), "timeout": f.timeout.String()}})
+		Options: map[string]string{"command": strings.Join(explain.Redact(argv), " "), "timeout": f.timeout.String()}})
 	if cerr := closeOut(); err == nil && cerr != nil {
 		err = cerr
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -131,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices analysis.Prices, cloud string) *document.ExplainDocument {
 	l.Recorder().WaitClosed(2*l.Link().RTT + 200*time.Millisecond)
 	n := l.Network()
-	in := Input{Program: argv, ExitCode: code, Conns: l.Recorder().Snapshot(), Start: start, End: end, RTT: l.Link().RTT,
+	in := Input{Program: Redact(argv), ExitCode: code, Conns: l.Recorder().Snapshot(), Start: start, End: end, RTT: l.Link().RTT,
 		IdleTimeout: l.IdleTimeout(), HTTP2Offered: l.CAPEM() != nil}
 	if n.Model == "netstack" {
 		in.MSS, in.RecvBuffer = lab.MSS(n.MTU), n.RecvBuffer
@@ -283,3 +284,24 @@ func (p *PrefixWriter) Flush() error {
 	p.line = p.line[:0]
 	return err
 }
+
+// secretName matches an argument or flag name that carries a credential.
+var secretName = regexp.MustCompile(`(?i)(secret|password|passwd|token|credential|access[_-]?key|account[_-]?key|signature|sig|auth)`)
+
+// Redact is argv as documents keep it: a value given to a credential's
+// name (--token X, --password=X, AccountKey=X, ?sig=X) replaced by
+// REDACTED, so that no secret is printed or stored.
+func Redact(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") && secretName.MatchString(argv[i-1]) {
+			out[i] = "REDACTED"
+			continue
+		}
+		out[i] = secretValue.ReplaceAllString(a, "${1}REDACTED")
+	}
+	return out
+}
+
+var secretValue = regexp.MustCompile(`(?i)((?:secret|password|passwd|token|credential|access[_-]?key|account[_-]?key|signature|sig|auth)[a-z_-]*[=:])[^\s;&'"]+`)
