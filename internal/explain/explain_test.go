@@ -260,3 +260,17 @@ func TestCloudHint(t *testing.T) {
 		}
 	}
 }
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	in := []string{"prog", "--token", "abc", "--password=hunter2", "AccountKey=xyz;Endpoint=e", "https://h/k?sv=1&sig=s3cr3t", "--keys", "3", "plain"}
+	got := strings.Join(Redact(in), " ")
+	for _, secret := range []string{"abc", "hunter2", "xyz", "s3cr3t"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("Redact left %q in %q", secret, got)
+		}
+	}
+	if !strings.Contains(got, "--keys 3 plain") || !strings.Contains(got, "Endpoint=e") {
+		t.Errorf("Redact removed too much: %q", got)
+	}
+}

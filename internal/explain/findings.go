@@ -25,9 +25,9 @@ func Findings(e *document.Explain, in Input) []document.Finding {
 	if e.Requests == 0 {
 		return out
 	}
-	hs := 0.0 // handshake round trips of a new connection
+	hs := 0.0 // handshake round trips of a new connection, on average
 	for _, c := range e.Conns {
-		hs = max(hs, c.HandshakeRTTs)
+		hs += c.HandshakeRTTs / float64(len(e.Conns))
 	}
 	// One client (and connection) per object.
 	perObject := e.Objects >= 2 && e.Connections >= e.Objects*4/5 && e.Connections > 1
