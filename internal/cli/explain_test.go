@@ -300,3 +300,22 @@ func TestLabRecord(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.out, r.err)
 	}
 }
+
+// TestExplainGCSResumable: a resumable upload to the GCS endpoint is its
+// initiation plus a data request (one object), and a media download one.
+func TestExplainGCSResumable(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	script := `loc=$(curl -sS -i -X POST "$STORAGE_EMULATOR_HOST/upload/storage/v1/b/objbench/o?uploadType=resumable&name=r" -H "Content-Type: application/json" -d "{}" | tr -d "\r" | sed -n "s/^[Ll]ocation: //p")
+curl -sS -o /dev/null -X PUT --data-binary hello "$loc"
+curl -sS -o /dev/null "$STORAGE_EMULATOR_HOST/download/storage/v1/b/objbench/o/r?alt=media"`
+	code, out, errOut := runCLI(t, context.Background(), "explain", "--apis", "gcs", "--no-save", "--json", "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	e := explainJSON(t, out).Explain
+	if e.Operations["ResumableInitiate"] != 1 || e.Operations["ResumableChunk (final)"] != 1 || e.Operations["GetObject (media)"] != 1 || e.Objects != 2 || e.Requests != 3 {
+		t.Errorf("operations %v, objects %d, requests %d", e.Operations, e.Objects, e.Requests)
+	}
+}

@@ -89,6 +89,7 @@ network link), so it needs no account:
   objbench run lab:cross-region --tls  # the same over an emulated 80 ms link
   objbench run s3://my-bucket          # on a real bucket (also gs://, az://)
   objbench strategies                  # what reuse, parallelism and HTTP/2 are worth
+  objbench explain -- python3 app.py   # any program's storage traffic, seen from the lab, explained
   objbench lab check --rtt 40ms        # prove the lab's round-trip math
   objbench runs; objbench compare A B  # saved results, compared with confidence intervals
   objbench report A B -o report.html   # one self-contained HTML page with plots
