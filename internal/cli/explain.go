@@ -34,6 +34,7 @@ type explainFlags struct {
 	timeout time.Duration
 	output  string
 	prices  string
+	apis    []string
 }
 
 func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -48,6 +49,12 @@ what the program did: objects moved, wall time, requests, connections and TLS ha
 per object, round trips per object by phase (as 'strategies' counts them), the time it
 spent not talking to storage, a per-connection timeline, findings with what to change and
 what it would save at this round trip, and the cost at list prices.
+
+Unless the environment already names a proxy, the program also gets HTTPS_PROXY and
+HTTP_PROXY (the lab's endpoints in NO_PROXY): a proxy on 127.0.0.1 that notes the hosts
+the program reaches for, refuses the real clouds' (amazonaws.com, googleapis.com,
+core.windows.net) and passes anything else on, so that a program ignoring the lab's
+variables is named, with the variable it probably ignored, and never reaches a cloud.
 
 The program's standard output and error go to objbench's standard error, each line
 prefixed with "NAME| " (NAME is the command's base name), or to --program-output FILE:
@@ -82,8 +89,9 @@ ran past --timeout and was stopped (the partial record is printed); 127 COMMAND 
 	}
 	fl := cmd.Flags()
 	f.lab.register(fl, false)
+	fl.StringSliceVar(&f.apis, "apis", []string{"s3", "gcs", "azure"}, "endpoints to serve: s3, gcs, azure (azure only when azurite-blob is on PATH; it takes seconds to start)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 document (an explain body) instead of the text")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124; 0 for no limit")
 	fl.StringVar(&f.output, "program-output", "", `write the program's stdout and stderr to FILE instead of objbench's stderr with a "NAME| " prefix`)
 	fl.StringVar(&f.prices, "prices", "", "price file laid over the list prices (see 'objbench run --help')")
 	fl.StringArrayVar(&f.save.labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")
@@ -112,9 +120,15 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return err
 	}
+	for _, a := range f.apis {
+		if a != "s3" && a != "gcs" && a != "azure" {
+			return usagef("--apis %q: use s3, gcs or azure", a)
+		}
+	}
+	labCfg.APIs = f.apis
 	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out,
 		Prices: prices, RunID: document.NewRunID(), Labels: labels,
-		Options: map[string]string{"command": strings.Join(argv, " "), "timeout": f.timeout.String()}})
+		Options: map[string]string{"command": strings.Join(explain.Redact(argv), " "), "timeout": f.timeout.String()}})
 	if cerr := closeOut(); err == nil && cerr != nil {
 		err = cerr
 	}

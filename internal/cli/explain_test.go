@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,7 +89,7 @@ func TestExplainCurlAccuracy(t *testing.T) {
 			model := float64(1+1+tc.requests+tc.exp) / float64(tc.obj)
 			var best float64
 			for range 3 {
-				code, out, errOut := runCLI(t, context.Background(), "--db", filepath.Join(t.TempDir(), "r.db"), "explain", "cross-region", "--json", "--", "sh", "-c", tc.script)
+				code, out, errOut := runCLI(t, context.Background(), "--db", filepath.Join(t.TempDir(), "r.db"), "explain", "cross-region", "--apis", "s3", "--json", "--", "sh", "-c", tc.script)
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}
@@ -138,11 +139,18 @@ func TestExplainBadInput(t *testing.T) {
 		{"crash", []string{"explain", "--", "sh", "-c", "exit 7"}, 7, "exited with status 7", 0},
 		{"signal", []string{"explain", "--", "sh", "-c", "kill -SEGV $$"}, 128 + int(syscall.SIGSEGV), "made no request", 0},
 		{"hang", []string{"explain", "--timeout", "1s", "--", "sh", "-c", "echo $$ > " + pidFile + "; sleep 60 & sleep 60"}, ExitTimeout, "--timeout 1s", 20 * time.Second},
-		{"real cloud", []string{"explain", "--", "sh", "-c", `echo 'Could not connect to the endpoint URL: "https://objbench.s3.amazonaws.com/k"' >&2; exit 255`}, 255, "probably ignored AWS_ENDPOINT_URL", 0},
+		{"real cloud in the output", []string{"explain", "--", "sh", "-c", `echo 'Could not connect to the endpoint URL: "https://objbench.s3.amazonaws.com/k"' >&2; exit 255`}, 255, "probably ignored AWS_ENDPOINT_URL", 0},
+		// curl honours HTTPS_PROXY: explain's proxy notes the host and refuses it.
+		{"real cloud through the proxy", []string{"explain", "--", "sh", "-c", `curl -s https://objbench.storage.googleapis.com/k; exit 0`}, ExitNothingExplained,
+			"reached for Google Cloud Storage (objbench.storage.googleapis.com), which the lab cannot see; it probably ignored STORAGE_EMULATOR_HOST", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			code, out, errOut := runCLI(t, context.Background(), append([]string{"--db", db}, tc.args...)...)
+			args := tc.args
+			if len(args) > 2 && args[0] == "explain" {
+				args = append([]string{"explain", "--apis", "s3,gcs"}, args[1:]...)
+			}
+			code, out, errOut := runCLI(t, context.Background(), append([]string{"--db", db}, args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
 			}
@@ -205,7 +213,7 @@ func TestExplainOutputAndExitCode(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "r.db")
 	script := `echo to-stdout; echo to-stderr >&2; curl -sS -o /dev/null -X PUT --data-binary x "$AWS_ENDPOINT_URL/objbench/k"; exit 5`
-	code, out, errOut := runCLI(t, context.Background(), "--db", db, "explain", "--json", "--", "sh", "-c", script)
+	code, out, errOut := runCLI(t, context.Background(), "--db", db, "explain", "--apis", "s3", "--json", "--", "sh", "-c", script)
 	if code != 5 {
 		t.Fatalf("exit %d, want the program's 5: %s", code, errOut)
 	}
@@ -217,7 +225,7 @@ func TestExplainOutputAndExitCode(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 	file := filepath.Join(t.TempDir(), "prog.out")
-	code, out, errOut = runCLI(t, context.Background(), "--db", db, "explain", "--program-output", file, "--", "sh", "-c", script)
+	code, out, errOut = runCLI(t, context.Background(), "--db", db, "explain", "--apis", "s3", "--program-output", file, "--", "sh", "-c", script)
 	if code != 5 || strings.Contains(errOut, "sh| ") || strings.Contains(out, "\nto-std") || !strings.Contains(out, "PutObject") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -230,7 +238,7 @@ func TestExplainOutputAndExitCode(t *testing.T) {
 	}
 	// The program after a change: two uploads on one connection, compared.
 	html := filepath.Join(t.TempDir(), "r.html")
-	code, out, errOut = runCLI(t, context.Background(), "--db", db, "explain", "--json", "--report", html, "--", "sh", "-c",
+	code, out, errOut = runCLI(t, context.Background(), "--db", db, "explain", "--apis", "s3", "--json", "--report", html, "--", "sh", "-c",
 		`curl -sS -o /dev/null -X PUT --data-binary x "$AWS_ENDPOINT_URL/objbench/a" -o /dev/null -X PUT --data-binary x "$AWS_ENDPOINT_URL/objbench/b"`)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -264,23 +272,24 @@ func TestLabRecord(t *testing.T) {
 		out, err string
 	}
 	done := make(chan result, 1)
+	var out syncBuffer
 	go func() {
-		code, out, errOut := runCLI(t, ctx, "lab", "--record", "--port", strconv.Itoa(port))
-		done <- result{code, out, errOut}
+		var errb bytes.Buffer
+		code := Main(ctx, []string{"lab", "--record", "--port", strconv.Itoa(port)}, &out, &errb)
+		done <- result{code, out.String(), errb.String()}
 	}()
+	// Ready when it has printed its endpoints (Azurite, when on PATH, starts last).
 	url := fmt.Sprintf("http://127.0.0.1:%d/objbench/k", port)
-	var ok bool
-	for range 100 {
-		if exec.Command("curl", "-sf", "-o", "/dev/null", "-X", "PUT", "--data-binary", "x", url).Run() == nil {
-			ok = true
-			break
+	for start := time.Now(); !strings.Contains(out.String(), "Ctrl-C"); {
+		if time.Since(start) > time.Minute {
+			cancel()
+			r := <-done
+			t.Fatalf("the lab never started: %s", r.err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
-	if !ok {
-		cancel()
-		r := <-done
-		t.Fatalf("the lab never answered: %s", r.err)
+	if err := exec.Command("curl", "-sf", "-o", "/dev/null", "-X", "PUT", "--data-binary", "x", url).Run(); err != nil {
+		t.Fatal(err)
 	}
 	if err := exec.Command("curl", "-sf", "-o", "/dev/null", url).Run(); err != nil {
 		t.Fatal(err)
@@ -289,5 +298,24 @@ func TestLabRecord(t *testing.T) {
 	r := <-done
 	if r.code != 0 || !strings.Contains(r.out, "objbench lab --record") || !strings.Contains(r.out, "GetObject 1") || !strings.Contains(r.out, "timeline") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.out, r.err)
+	}
+}
+
+// TestExplainGCSResumable: a resumable upload to the GCS endpoint is its
+// initiation plus a data request (one object), and a media download one.
+func TestExplainGCSResumable(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	script := `loc=$(curl -sS -i -X POST "$STORAGE_EMULATOR_HOST/upload/storage/v1/b/objbench/o?uploadType=resumable&name=r" -H "Content-Type: application/json" -d "{}" | tr -d "\r" | sed -n "s/^[Ll]ocation: //p")
+curl -sS -o /dev/null -X PUT --data-binary hello "$loc"
+curl -sS -o /dev/null "$STORAGE_EMULATOR_HOST/download/storage/v1/b/objbench/o/r?alt=media"`
+	code, out, errOut := runCLI(t, context.Background(), "explain", "--apis", "gcs", "--no-save", "--json", "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	e := explainJSON(t, out).Explain
+	if e.Operations["ResumableInitiate"] != 1 || e.Operations["ResumableChunk (final)"] != 1 || e.Operations["GetObject (media)"] != 1 || e.Objects != 2 || e.Requests != 3 {
+		t.Errorf("operations %v, objects %d, requests %d", e.Operations, e.Objects, e.Requests)
 	}
 }

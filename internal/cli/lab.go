@@ -65,6 +65,9 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 	fmt.Fprintln(stdout, "objbench lab: stopping")
 	if lf.Record {
 		d := explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), "")
+		if n := l.Recorder().Dropped(); n > 0 {
+			fmt.Fprintf(stdout, "objbench lab: the record kept the first requests only; %d more were served, not recorded\n", n)
+		}
 		if d.Explain.Requests == 0 {
 			fmt.Fprintln(stdout, "objbench lab: no request reached the lab")
 			return nil

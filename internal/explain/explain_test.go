@@ -93,6 +93,17 @@ func fakeConn(t0 time.Time, rtt time.Duration, id int, at float64, gets ...float
 	return c
 }
 
+// gcs makes connections GCS ones, their GETs media downloads.
+func gcs(cs ...lab.ConnRecord) []lab.ConnRecord {
+	for i := range cs {
+		cs[i].API = "gcs"
+		for _, q := range cs[i].Requests {
+			q.Path, q.Query = "/download/storage/v1/b/objbench/o/k", "alt=media"
+		}
+	}
+	return cs
+}
+
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestAnalyzeStructure(t *testing.T) {
@@ -112,9 +123,16 @@ func TestAnalyzeStructure(t *testing.T) {
 		// A client per object: every GET on a new connection.
 		{"client-per-object", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5), fakeConn(t0, rtt, 2, 3.5, 6), fakeConn(t0, rtt, 3, 7, 9.5), fakeConn(t0, rtt, 4, 10.5, 13)},
 			4, 4, 4, 1 + 1 + 1.01, 1, "explain-client-per-object"},
+		// Eight connections for two requests in flight: a pool too small.
+		{"pool too small", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5), fakeConn(t0, rtt, 2, 0, 2.5),
+			fakeConn(t0, rtt, 3, 1, 3.5), fakeConn(t0, rtt, 4, 2, 4.5), fakeConn(t0, rtt, 5, 3, 5.5), fakeConn(t0, rtt, 6, 4, 6.5),
+			fakeConn(t0, rtt, 7, 5, 7.5), fakeConn(t0, rtt, 8, 6, 8.5)}, 8, 13, 13, (8 + 8 + 13*1.01) / 13, 2, "explain-pool-small"},
 		// Three parallel connections.
 		{"parallel", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5), fakeConn(t0, rtt, 2, 0, 2.5), fakeConn(t0, rtt, 3, 0, 2.5)},
 			3, 3, 3, 1 + 1 + 1.01, 3, "explain-client-per-object"},
+		// The same to GCS over HTTP/1.1: HTTP/2 would carry them on one.
+		{"parallel gcs", gcs(fakeConn(t0, rtt, 1, 0, 2.5, 3.5), fakeConn(t0, rtt, 2, 0, 2.5, 3.5), fakeConn(t0, rtt, 3, 0, 2.5, 3.5)),
+			3, 6, 6, (3 + 3 + 6*1.01) / 6, 3, "explain-http2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -131,7 +149,7 @@ func TestAnalyzeStructure(t *testing.T) {
 			if e.MaxInFlight != tc.wantInFlight {
 				t.Errorf("in flight %d, want %d", e.MaxInFlight, tc.wantInFlight)
 			}
-			if e.Operations["GetObject"] != tc.wantReq || e.ExtraHeaders["x-amz-checksum-mode"] != tc.wantReq {
+			if e.Operations["GetObject"]+e.Operations["GetObject (media)"] != tc.wantReq || e.ExtraHeaders["x-amz-checksum-mode"] != tc.wantReq {
 				t.Errorf("operations %v, extra headers %v", e.Operations, e.ExtraHeaders)
 			}
 			if e.StorageS <= 0 || e.StorageS > e.WallS || !near(e.StorageS+e.NotStorageS, e.WallS, 1e-9) {
@@ -240,5 +258,19 @@ func TestCloudHint(t *testing.T) {
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("cloudHint(%q) = %q, want mention of %q", tc.out, got, tc.want)
 		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	in := []string{"prog", "--token", "abc", "--password=hunter2", "AccountKey=xyz;Endpoint=e", "https://h/k?sv=1&sig=s3cr3t", "--keys", "3", "plain"}
+	got := strings.Join(Redact(in), " ")
+	for _, secret := range []string{"abc", "hunter2", "xyz", "s3cr3t"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("Redact left %q in %q", secret, got)
+		}
+	}
+	if !strings.Contains(got, "--keys 3 plain") || !strings.Contains(got, "Endpoint=e") {
+		t.Errorf("Redact removed too much: %q", got)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +29,8 @@ var (
 
 // Config is one explain run.
 type Config struct {
+	// Lab configures the lab; APIs default to all three (Azure dropped
+	// when Azurite is missing).
 	Lab  lab.Config
 	Argv []string
 	// Timeout stops the program (and its process group) after it; 0 is none.
@@ -51,11 +56,16 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("no command to run")
 	}
+	if _, err := exec.LookPath(cfg.Argv[0]); err != nil { // before starting anything
+		return nil, fmt.Errorf("%q: %w", cfg.Argv[0], lab.ErrCommandNotFound)
+	}
 	cfg.Lab.Record = true
-	cfg.Lab.APIs = []string{"s3", "gcs", "azure"}
+	if len(cfg.Lab.APIs) == 0 {
+		cfg.Lab.APIs = lab.APIs
+	}
 	l, err := lab.Start(ctx, cfg.Lab)
-	if errors.Is(err, lab.ErrNoAzurite) {
-		cfg.Lab.APIs = cfg.Lab.APIs[:2]
+	if errors.Is(err, lab.ErrNoAzurite) && len(cfg.Lab.APIs) > 1 {
+		cfg.Lab.APIs = slices.DeleteFunc(slices.Clone(cfg.Lab.APIs), func(a string) bool { return a == "azure" })
 		l, err = lab.Start(ctx, cfg.Lab)
 	}
 	if err != nil {
@@ -70,14 +80,17 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	defer cancel()
 	tail := &tailBuffer{max: 64 << 10}
 	out := io.MultiWriter(cfg.Output, tail)
-	code, err := l.Exec(runCtx, cfg.Argv, cfg.Stdin, out, out)
+	w := startWatch()
+	code, err := l.ExecEnv(runCtx, cfg.Argv, w.env(), cfg.Stdin, out, out)
 	end := time.Now()
+	w.Close()
 	if err != nil {
 		return nil, err
 	}
+	hint := realCloud(w.Hosts(), tail.String())
 	timedOut := cfg.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	name := filepath.Base(cfg.Argv[0])
-	d := FromLab(l, cfg.Argv, code, started, end, cfg.Prices, tail.String())
+	d := FromLab(l, cfg.Argv, code, started, end, cfg.Prices, hint)
 	if ctx.Err() != nil { // interrupted: what was recorded, if anything
 		if d.Explain.Requests == 0 {
 			return nil, ctx.Err()
@@ -87,7 +100,7 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	}
 	if d.Explain.Requests == 0 {
 		msg := fmt.Sprintf("%s %s", name, ErrNoRequests)
-		if hint := cloudHint(tail.String()); hint != "" {
+		if hint != "" {
 			msg = fmt.Sprintf("%s %s: %s", name, ErrNoRequests, hint)
 		} else {
 			msg += "; is it reading AWS_ENDPOINT_URL (or STORAGE_EMULATOR_HOST, AZURE_STORAGE_CONNECTION_STRING)?"
@@ -113,12 +126,13 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 
 // FromLab explains what l recorded between start and end: the program
 // argv (nil for whatever connected to a foreground lab) and its exit
-// status; output is the program's output, searched for traces of a real
-// cloud. It waits briefly for connections closing as the program exited.
-func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices analysis.Prices, output string) *document.ExplainDocument {
+// status; cloud, when not empty, says the program also reached for a real
+// cloud (see realCloud). It waits briefly for connections closing as the
+// program exited.
+func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices analysis.Prices, cloud string) *document.ExplainDocument {
 	l.Recorder().WaitClosed(2*l.Link().RTT + 200*time.Millisecond)
 	n := l.Network()
-	in := Input{Program: argv, ExitCode: code, Conns: l.Recorder().Snapshot(), Start: start, End: end, RTT: l.Link().RTT,
+	in := Input{Program: Redact(argv), ExitCode: code, Conns: l.Recorder().Snapshot(), Start: start, End: end, RTT: l.Link().RTT,
 		IdleTimeout: l.IdleTimeout(), HTTP2Offered: l.CAPEM() != nil}
 	if n.Model == "netstack" {
 		in.MSS, in.RecvBuffer = lab.MSS(n.MTU), n.RecvBuffer
@@ -130,8 +144,8 @@ func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices a
 	env.DurationS = end.Sub(start).Seconds()
 	d := &document.ExplainDocument{Envelope: env, Explain: e}
 	d.Explain.Findings = Findings(&d.Explain, in)
-	if hint := cloudHint(output); hint != "" && e.Requests > 0 {
-		d.Explain.Findings = append([]document.Finding{{ID: "explain-real-cloud", Severity: "high", Text: "Some requests went elsewhere: " + hint + "."}}, d.Explain.Findings...)
+	if cloud != "" && e.Requests > 0 {
+		d.Explain.Findings = append([]document.Finding{{ID: "explain-real-cloud", Severity: "high", Text: "Some requests went elsewhere: " + cloud + "."}}, d.Explain.Findings...)
 	}
 	Price(d, prices)
 	return d
@@ -168,11 +182,22 @@ func mainAPI(e document.Explain) string {
 
 // cloudHints are traces of a real cloud endpoint in a program's output,
 // with the variable the program probably ignored.
-var cloudHints = []struct{ marker, cloud, variable string }{
-	{"amazonaws.com", "AWS (amazonaws.com)", "AWS_ENDPOINT_URL (boto3 reads it from 1.28; else pass endpoint_url=)"},
-	{"InvalidAccessKeyId", "AWS (the lab's keys were refused: InvalidAccessKeyId)", "AWS_ENDPOINT_URL"},
-	{"googleapis.com", "Google Cloud Storage (googleapis.com)", "STORAGE_EMULATOR_HOST"},
-	{"core.windows.net", "Azure (core.windows.net)", "AZURE_STORAGE_CONNECTION_STRING"},
+var cloudHints = []struct{ marker, host, cloud, variable string }{
+	{"amazonaws.com", "amazonaws.com", "AWS", "AWS_ENDPOINT_URL (boto3 reads it from 1.28; else pass endpoint_url=)"},
+	{"InvalidAccessKeyId", "", "AWS (the lab's keys were refused: InvalidAccessKeyId)", "AWS_ENDPOINT_URL"},
+	{"googleapis.com", "googleapis.com", "Google Cloud Storage", "STORAGE_EMULATOR_HOST"},
+	{"core.windows.net", "core.windows.net", "Azure", "AZURE_STORAGE_CONNECTION_STRING"},
+}
+
+// realCloud names the real cloud the program reached for: a cloud host it
+// asked the proxy for, else a trace in its output; "" when none.
+func realCloud(hosts []string, output string) string {
+	for _, h := range hosts {
+		if hint := cloudHost(h); hint != "" {
+			return hint
+		}
+	}
+	return cloudHint(output)
 }
 
 // cloudHint names the real cloud a program's output shows it reached for
@@ -180,7 +205,11 @@ var cloudHints = []struct{ marker, cloud, variable string }{
 func cloudHint(out string) string {
 	for _, h := range cloudHints {
 		if strings.Contains(out, h.marker) {
-			return fmt.Sprintf("it reached for %s, which the lab cannot see; it probably ignored %s", h.cloud, h.variable)
+			cloud := h.cloud
+			if h.host != "" {
+				cloud += " (" + h.host + ")"
+			}
+			return fmt.Sprintf("it reached for %s, which the lab cannot see; it probably ignored %s", cloud, h.variable)
 		}
 	}
 	return ""
@@ -255,3 +284,24 @@ func (p *PrefixWriter) Flush() error {
 	p.line = p.line[:0]
 	return err
 }
+
+// secretName matches an argument or flag name that carries a credential.
+var secretName = regexp.MustCompile(`(?i)(secret|password|passwd|token|credential|access[_-]?key|account[_-]?key|signature|sig|auth)`)
+
+// Redact is argv as documents keep it: a value given to a credential's
+// name (--token X, --password=X, AccountKey=X, ?sig=X) replaced by
+// REDACTED, so that no secret is printed or stored.
+func Redact(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") && secretName.MatchString(argv[i-1]) {
+			out[i] = "REDACTED"
+			continue
+		}
+		out[i] = secretValue.ReplaceAllString(a, "${1}REDACTED")
+	}
+	return out
+}
+
+var secretValue = regexp.MustCompile(`(?i)((?:secret|password|passwd|token|credential|access[_-]?key|account[_-]?key|signature|sig|auth)[a-z_-]*[=:])[^\s;&'"]+`)

@@ -109,3 +109,40 @@ func TestDecodeAWSChunkedKeepsConnection(t *testing.T) {
 		t.Errorf("%d of 3 uploads reused the connection, want 2", reused)
 	}
 }
+
+// TestS3HandlerAWSChunkedRoundTrip: the lab's S3 server stores an
+// aws-chunked upload as the object itself, framing and trailer removed.
+func TestS3HandlerAWSChunkedRoundTrip(t *testing.T) {
+	t.Parallel()
+	h, err := newS3Handler("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	req, err := http.NewRequest("PUT", srv.URL+"/"+Bucket+"/k", strings.NewReader("4\r\nobje\r\n2\r\nct\r\n0\r\nx-amz-checksum-crc32:x\r\n\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = -1
+	req.Header.Set("Content-Encoding", "aws-chunked")
+	req.Header.Set("X-Amz-Content-Sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+	req.Header.Set("X-Amz-Decoded-Content-Length", "6")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("PUT: status %d", resp.StatusCode)
+	}
+	resp, err = http.Get(srv.URL + "/" + Bucket + "/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if string(got) != "object" {
+		t.Errorf("GET: %q, want %q", got, "object")
+	}
+}

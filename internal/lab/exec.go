@@ -46,6 +46,11 @@ func (l *Lab) Env(caFile string) []string {
 // (SIGTERM, then SIGKILL after 5 s) with its process group; what it leaves
 // running in its group when it exits is stopped too.
 func (l *Lab) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	return l.ExecEnv(ctx, argv, nil, stdin, stdout, stderr)
+}
+
+// ExecEnv is Exec with extra variables added after the lab's.
+func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("no command to run")
 	}
@@ -66,7 +71,7 @@ func (l *Lab) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, 
 		}
 	}
 	cmd := exec.Command(path, argv[1:]...)
-	cmd.Env = append(os.Environ(), l.Env(caFile)...)
+	cmd.Env = append(append(os.Environ(), l.Env(caFile)...), extra...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -26,6 +26,19 @@ type Recorder struct {
 	idle     time.Duration
 	conns    []*ConnRecord
 	stopping bool
+	// requests counts the requests recorded; past maxRecorded, requests
+	// are served but not kept (a foreground lab left running for days).
+	requests, dropped int
+}
+
+// maxRecorded bounds the requests a record keeps (about 100 MB at most).
+const maxRecorded = 200_000
+
+// Dropped is the number of requests served but not recorded (past the bound).
+func (r *Recorder) Dropped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
 }
 
 // ConnRecord is one accepted connection.
@@ -139,7 +152,7 @@ func (r *Recorder) WaitClosed(d time.Duration) {
 // Reset forgets everything recorded so far.
 func (r *Recorder) Reset() {
 	r.mu.Lock()
-	r.conns = nil
+	r.conns, r.requests, r.dropped = nil, 0, 0
 	r.mu.Unlock()
 }
 
@@ -326,6 +339,13 @@ func (r *Recorder) wrap(next http.Handler) http.Handler {
 			Header: notable(req.Header), ContentLength: req.ContentLength, Arrived: time.Now(),
 			Expect: strings.EqualFold(req.Header.Get("Expect"), "100-continue")}
 		r.mu.Lock()
+		if r.requests >= maxRecorded {
+			r.dropped++
+			r.mu.Unlock()
+			next.ServeHTTP(w, req)
+			return
+		}
+		r.requests++
 		rec.Requests = append(rec.Requests, q)
 		r.mu.Unlock()
 		// A shallow copy carries the counting body: the server keeps

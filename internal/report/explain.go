@@ -61,12 +61,15 @@ func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
 		}
 	}
 	fmt.Fprintf(ew, "operations: %s\n", counts(e.Operations))
-	if e.ExpectContinue > 0 || len(e.ExtraHeaders) > 0 {
-		fmt.Fprintf(ew, "headers: Expect: 100-continue on %d requests", e.ExpectContinue)
-		if len(e.ExtraHeaders) > 0 {
-			fmt.Fprintf(ew, "; added by the SDK: %s", counts(e.ExtraHeaders))
-		}
-		fmt.Fprintln(ew)
+	var hdrs []string
+	if e.ExpectContinue > 0 {
+		hdrs = append(hdrs, fmt.Sprintf("Expect: 100-continue on %d requests", e.ExpectContinue))
+	}
+	if len(e.ExtraHeaders) > 0 {
+		hdrs = append(hdrs, "added by the SDK: "+counts(e.ExtraHeaders))
+	}
+	if len(hdrs) > 0 {
+		fmt.Fprintf(ew, "headers: %s\n", strings.Join(hdrs, "; "))
 	}
 	if e.Cost != nil && e.Objects > 0 {
 		fmt.Fprintf(ew, "cost at %s list prices: %s per 1,000 objects\n", e.Cost.Provider, analysis.FormatUSD(e.CostUSDPer1000Objects))
