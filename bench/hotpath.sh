@@ -9,15 +9,17 @@
 #
 # Benchmarks: BenchmarkRunner (internal/load: 1 KiB GET and PUT at
 # concurrency 8 through the runner, nettrace and each S3 client, against the
-# test MinIO of scripts/services) and BenchmarkSDKCost (internal/storage/s3:
-# the SDK alone against a canned in-process answer, no network). The base is
+# test MinIO of scripts/services; the -loop rows are the same requests from a
+# plain loop on an untraced client, so that runner/loop is what the runner
+# and nettrace add) and BenchmarkSDKCost (internal/storage/s3: the SDK alone
+# against a canned in-process answer, no network). The base is
 # checked out in a temporary git worktree and given this tree's benchmark
 # files. Instructions per op are the difference of two callgrind runs
 # (N and 4N ops, GOMAXPROCS=1) divided by 3N: the set-up cancels out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${OBJBENCH_BASE_REV:-81953e5}
-n=3000 rounds=3 instr= bench='Runner/(sdk|minio)/|SDKCost(Get|Put)1KiB'
+n=3000 rounds=3 instr= bench='Runner/|SDKCost(Get|Put)1KiB'
 while [[ $# -gt 0 ]]; do
   case $1 in
     -base) base=$2; shift 2 ;;
@@ -60,7 +62,7 @@ run() {
   "$bin" -test.run - -test.bench "$re" -test.benchmem "$@" 2>&1 | grep '^Benchmark' || true
 }
 names=()
-for re in 'Runner/sdk/get' 'Runner/sdk/put' 'Runner/minio/get' 'Runner/minio/put' 'SDKCostGet1KiB' 'SDKCostPut1KiB'; do
+for re in 'Runner/sdk/get' 'Runner/sdk-loop/get' 'Runner/sdk/put' 'Runner/minio/get' 'Runner/minio-loop/get' 'Runner/minio/put' 'SDKCostGet1KiB' 'SDKCostPut1KiB'; do
   [[ $re =~ $bench ]] && names+=("$re")
 done
 : >"$tmp/rows"
