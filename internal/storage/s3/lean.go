@@ -30,8 +30,10 @@ import (
 //     (ChecksumMode), and objbench never does; with validation "when
 //     required" they do nothing else.
 //   - RecordResponseTiming: parses each response's Date header so that the
-//     retry loop can correct for a client clock off by minutes; objbench's
-//     clock is the one it times with, and a skewed one is an error to see.
+//     retry loop can correct for a client clock off by minutes (the
+//     client's DisableClockSkewCorrection says so too); with a clock that is
+//     right, the requests are the same, and a clock that is wrong is an
+//     error to see (access denied), not to hide in a benchmark.
 //   - S3Shared:ARNLookup, S3:ProcessARNResource, S3:ObjectLambdaEndpoint:
 //     act only on a bucket given as an access point ARN, removed only when
 //     the bucket is a plain name.
