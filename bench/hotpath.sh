@@ -53,39 +53,46 @@ for side in base head; do
   (cd "$dir" && go test -c -o "$tmp/$side-load.test" ./internal/load && go test -c -o "$tmp/$side-s3.test" ./internal/storage/s3)
 done
 
-# run SIDE BENCH-REGEXP ARGS...: one go test binary run, its Benchmark lines.
+# run SIDE NAME ARGS...: one go test binary run, its Benchmark lines.
 run() {
-  local side=$1 re=$2
+  local side=$1 nm=$2
   shift 2
   local bin=$tmp/$side-load.test
-  [[ $re == SDKCost* ]] && bin=$tmp/$side-s3.test
-  "$bin" -test.run - -test.bench "$re" -test.benchmem "$@" 2>&1 | grep '^Benchmark' || true
+  [[ $nm == SDKCost* ]] && bin=$tmp/$side-s3.test
+  "$bin" -test.run - -test.bench "$(pattern "$nm")" -test.benchmem "$@" 2>&1 | grep '^Benchmark' || true
 }
+# Each benchmark by the parts of its name, anchored (go test matches each
+# part of a name as a regular expression of its own).
 names=()
-for re in 'Runner/sdk/get' 'Runner/sdk-loop/get' 'Runner/sdk/put' 'Runner/minio/get' 'Runner/minio-loop/get' 'Runner/minio/put' 'SDKCostGet1KiB' 'SDKCostPut1KiB'; do
-  [[ $re =~ $bench ]] && names+=("$re")
+for nm in Runner/sdk/get Runner/sdk-loop/get Runner/sdk/put Runner/minio/get Runner/minio-loop/get Runner/minio/put SDKCostGet1KiB SDKCostPut1KiB; do
+  [[ $nm =~ $bench ]] && names+=("$nm")
 done
+pattern() { # Runner/sdk/get -> Runner/^sdk$/^get-
+  local IFS=/ p
+  read -ra p <<<"$1"
+  if [[ ${#p[@]} -eq 3 ]]; then echo "^Benchmark${p[0]}\$/^${p[1]}\$/^${p[2]}-"; else echo "^Benchmark${p[0]}\$"; fi
+}
 : >"$tmp/rows"
 for r in $(seq "$rounds"); do
-  for re in "${names[@]}"; do
+  for nm in "${names[@]}"; do
     for side in base head; do # alternate, so that load drifts on both alike
-      run "$side" "$re" -test.benchtime "${n}x" | sed "s|^|$side $re |" >>"$tmp/rows"
+      run "$side" "$nm" -test.benchtime "${n}x" | sed "s|^|$side $nm |" >>"$tmp/rows"
     done
   done
   echo "round $r of $rounds done" >&2
 done
 if [[ -n $instr ]]; then
-  ir() { # ir SIDE RE N: callgrind's instruction count of one run
+  ir() { # ir SIDE NAME N: callgrind's instruction count of one run
     local bin=$tmp/$1-load.test
     [[ $2 == SDKCost* ]] && bin=$tmp/$1-s3.test
     GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-      "$bin" -test.run - -test.bench "$2" -test.benchtime "$3x" 2>&1 | awk '/Collected/ {print $4}'
+      "$bin" -test.run - -test.bench "$(pattern "$2")" -test.benchtime "$3x" 2>&1 | awk '/Collected/ {print $4}'
   }
   small=$((n / 4))
-  for re in "${names[@]}"; do
+  for nm in "${names[@]}"; do
     for side in base head; do
-      a=$(ir "$side" "$re" "$small") b=$(ir "$side" "$re" $((small * 4)))
-      echo "$side $re instr $(( (b - a) / (small * 3) ))" >>"$tmp/rows"
+      a=$(ir "$side" "$nm" "$small") b=$(ir "$side" "$nm" $((small * 4)))
+      echo "$side $nm instr $(( (b - a) / (small * 3) ))" >>"$tmp/rows"
     done
   done
 fi
