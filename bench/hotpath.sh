@@ -2,8 +2,10 @@
 # The client's cost per request, this tree against a base revision, measured
 # in one run with the same benchmarks on both: allocations and bytes per op
 # (exact), instructions per op (callgrind, when valgrind is installed:
-# repeatable on a loaded machine, where time is not) and CPU per op (the
-# process's rusage, median of the rounds: noisy under load).
+# repeatable on a loaded machine, where time is not; counted with the
+# collector off, since whole collections falling in or out of the measured
+# window would swing it by 10%: their cost follows from B/op) and CPU per op
+# (the process's rusage, median of the rounds: noisy under load).
 #
 #   bench/hotpath.sh [-base REV] [-n 3000] [-rounds 3] [-instructions] [-bench REGEXP]
 #
@@ -15,7 +17,8 @@
 # against a canned in-process answer, no network). The base is
 # checked out in a temporary git worktree and given this tree's benchmark
 # files. Instructions per op are the difference of two callgrind runs
-# (N and 4N ops, GOMAXPROCS=1) divided by 3N: the set-up cancels out.
+# (N and 4N ops, GOMAXPROCS=1, GOGC=off) divided by 3N: the set-up cancels
+# out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${OBJBENCH_BASE_REV:-81953e5}
@@ -85,7 +88,7 @@ if [[ -n $instr ]]; then
   ir() { # ir SIDE NAME N: callgrind's instruction count of one run
     local bin=$tmp/$1-load.test
     [[ $2 == SDKCost* ]] && bin=$tmp/$1-s3.test
-    GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
       "$bin" -test.run - -test.bench "$(pattern "$2")" -test.benchtime "$3x" 2>&1 | awk '/Collected/ {print $4}'
   }
   small=$((n / 4))
@@ -124,7 +127,7 @@ awk -v names="${names[*]}" '
       n = ns[i]; print n
       row("allocs/op", median(al["base", n]), median(al["head", n]))
       row("B/op", median(by["base", n]), median(by["head", n]))
-      row("instr/op", ins["base", n], ins["head", n])
+      row("instr/op noGC", ins["base", n], ins["head", n])
       row("cpu-us/op", median(cu["base", n]), median(cu["head", n]))
     }
   }' "$tmp/rows"
