@@ -109,7 +109,7 @@ func newBackend(ctx context.Context, t storage.Target, o storage.Options, lean b
 		// per request (fast.go).
 		so.EndpointResolverV2 = newCachedResolver(s3.NewDefaultEndpointResolverV2())
 		if lean {
-			so.Retryer = leanRetryer() // wrapped with RetryMaxAttempts after this
+			so.Retryer = leanRetryer()           // wrapped with RetryMaxAttempts after this
 			so.DisableClockSkewCorrection = true // see RecordResponseTiming in lean.go
 			so.APIOptions = append(so.APIOptions, leanStack(t.Bucket))
 		}
