@@ -271,7 +271,13 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 				}
 				return pc, pc.Close, nil
 			}
-			r.work(runCtx, st, w, get, worker{shard: shards[w%len(shards)], kept: kept[w], sink: sinks[w], lag: &lags[w],
+			// Each worker's own child of the step's context: every
+			// operation's timeout context registers with it, not with the
+			// context that all workers share, whose lock they would then
+			// take twice per operation.
+			wctx, cancel := context.WithCancel(runCtx)
+			defer cancel()
+			r.work(wctx, st, w, get, worker{shard: shards[w%len(shards)], kept: kept[w], sink: sinks[w], lag: &lags[w],
 				inflight: &inflight, peak: &peak}, &next, &done, &firstErr)
 		}()
 	}

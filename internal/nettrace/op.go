@@ -105,14 +105,14 @@ type exchange struct {
 	interim time.Time
 }
 
-func (ex *exchange) clientTrace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
-		GotConn:         ex.onGotConn,
-		Wait100Continue: func() { ex.mark(&ex.wait100) },
-		Got100Continue: func() {
-			ex.mark(&ex.got100)
-			ex.markInterim()
-		},
+// clientTrace returns the hooks of one exchange. A request without a body
+// gets no 100-continue hooks: Go's transport waits for "100 Continue" only
+// before sending a body, and an unasked-for 100 is an interim response that
+// Got1xxResponse marks as it marks any other. Each hook is an allocation,
+// on every request.
+func (ex *exchange) clientTrace(body bool) *httptrace.ClientTrace {
+	t := &httptrace.ClientTrace{
+		GotConn: ex.onGotConn,
 		Got1xxResponse: func(int, textproto.MIMEHeader) error {
 			ex.markInterim()
 			return nil
@@ -120,6 +120,14 @@ func (ex *exchange) clientTrace() *httptrace.ClientTrace {
 		WroteRequest:         func(httptrace.WroteRequestInfo) { ex.mark(&ex.wroteRequest) },
 		GotFirstResponseByte: func() { ex.mark(&ex.firstByte) },
 	}
+	if body {
+		t.Wait100Continue = func() { ex.mark(&ex.wait100) }
+		t.Got100Continue = func() {
+			ex.mark(&ex.got100)
+			ex.markInterim()
+		}
+	}
+	return t
 }
 
 // mark records now into *t once.

@@ -145,8 +145,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(req)
 	}
 	ex := &exchange{start: time.Now()}
-	ctx := httptrace.WithClientTrace(req.Context(), ex.clientTrace())
-	if t.cfg.ExpectContinue && hasBody(req) {
+	body := hasBody(req)
+	ctx := httptrace.WithClientTrace(req.Context(), ex.clientTrace(body))
+	if t.cfg.ExpectContinue && body {
 		req = req.Clone(ctx)
 		req.Header.Set("Expect", "100-continue")
 		// Go's HTTP/1.1 transport waits for 100 Continue only when
@@ -158,7 +159,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		req = req.WithContext(ctx)
 	}
-	ex.expectSent = hasBody(req) && expectsContinue(req.Header)
+	ex.expectSent = body && expectsContinue(req.Header)
 	op.add(ex)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {

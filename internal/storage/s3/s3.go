@@ -29,6 +29,7 @@ import (
 // Backend is one S3 bucket.
 type Backend struct {
 	client   *s3.Client
+	tm       *transfermanager.Client // the SDK's uploader, for UploadAuto
 	bucket   string
 	upload   storage.UploadStyle
 	partSize int64
@@ -47,6 +48,12 @@ var _ storage.Backend = (*Backend)(nil)
 // carry no protocol version and Go's transport then does not wait. The
 // transport's ExpectContinue makes every upload wait.
 func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, error) {
+	return newBackend(ctx, t, o, true)
+}
+
+// newBackend is New; lean false configures the SDK as it comes (the
+// reference the lean client's requests are compared with).
+func newBackend(ctx context.Context, t storage.Target, o storage.Options, lean bool) (*Backend, error) {
 	if o.HTTPClient == nil {
 		return nil, errors.New("s3: no HTTP client")
 	}
@@ -101,8 +108,24 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		// The same endpoint rules, evaluated once per bucket instead of twice
 		// per request (fast.go).
 		so.EndpointResolverV2 = newCachedResolver(s3.NewDefaultEndpointResolverV2())
+		if lean {
+			so.Retryer = leanRetryer()           // wrapped with RetryMaxAttempts after this
+			so.DisableClockSkewCorrection = true // see RecordResponseTiming in lean.go
+			so.APIOptions = append(so.APIOptions, leanStack(t.Bucket))
+		}
 	})
-	return &Backend{client: client, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
+	// One uploader for every Put: it holds only its options (each upload
+	// has its own state), so the requests are those of a new one per Put.
+	tm := transfermanager.New(client, func(to *transfermanager.Options) {
+		to.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		if o.PartSize > 0 {
+			to.PartSizeBytes = o.PartSize
+		}
+		if o.PartConcurrency > 0 {
+			to.Concurrency = o.PartConcurrency
+		}
+	})
+	return &Backend{client: client, tm: tm, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
 }
 
 // Region is the region the AWS configuration chain resolved (--region,
@@ -118,16 +141,7 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 	var err error
 	switch b.upload {
 	case storage.UploadAuto:
-		tm := transfermanager.New(b.client, func(o *transfermanager.Options) {
-			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-			if b.partSize > 0 {
-				o.PartSizeBytes = b.partSize
-			}
-			if b.parts > 0 {
-				o.Concurrency = b.parts
-			}
-		})
-		_, err = tm.UploadObject(ctx, &transfermanager.UploadObjectInput{Bucket: &b.bucket, Key: &key, Body: body})
+		_, err = b.tm.UploadObject(ctx, &transfermanager.UploadObjectInput{Bucket: &b.bucket, Key: &key, Body: body})
 	case storage.UploadMultipart:
 		if size == 0 { // an empty object has no part to send
 			_, err = b.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &b.bucket, Key: &key, Body: body, ContentLength: &size})
