@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -259,45 +257,40 @@ func TestLabRecord(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	type result struct {
-		code     int
-		out, err string
-	}
-	done := make(chan result, 1)
-	var out syncBuffer
-	go func() {
-		var errb bytes.Buffer
-		code := Main(ctx, []string{"lab", "--record", "--port", strconv.Itoa(port)}, &out, &errb)
-		done <- result{code, out.String(), errb.String()}
-	}()
-	// Ready when it has printed its endpoints (Azurite, when on PATH, starts last).
-	url := fmt.Sprintf("http://127.0.0.1:%d/objbench/k", port)
-	for start := time.Now(); !strings.Contains(out.String(), "Ctrl-C"); {
-		if time.Since(start) > time.Minute {
+	// Free ports picked by the lab itself and read from its banner: a port
+	// chosen here could be taken by a parallel test before the lab binds it.
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, []string{"lab", "--record"}, &out, &errb) }()
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(out.String(), "Press Ctrl-C") {
+		if time.Now().After(deadline) {
 			cancel()
-			r := <-done
-			t.Fatalf("the lab never started: %s", r.err)
+			t.Fatalf("the lab did not start: %s %s", out.String(), errb.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := exec.Command("curl", "-sf", "-o", "/dev/null", "-X", "PUT", "--data-binary", "x", url).Run(); err != nil {
-		t.Fatal(err)
+	m := regexp.MustCompile(`(?m)^s3\s+(http://127\.0\.0\.1:\d+)\s`).FindStringSubmatch(out.String())
+	if m == nil {
+		cancel()
+		t.Fatalf("no s3 endpoint in:\n%s", out.String())
 	}
-	if err := exec.Command("curl", "-sf", "-o", "/dev/null", url).Run(); err != nil {
-		t.Fatal(err)
+	url := m[1] + "/objbench/k"
+	if b, err := exec.Command("curl", "-sSf", "-o", "/dev/null", "-X", "PUT", "--data-binary", "x", url).CombinedOutput(); err != nil {
+		cancel()
+		t.Fatalf("PUT: %v %s", err, b)
+	}
+	if b, err := exec.Command("curl", "-sSf", "-o", "/dev/null", url).CombinedOutput(); err != nil {
+		cancel()
+		t.Fatalf("GET: %v %s", err, b)
 	}
 	cancel()
-	r := <-done
-	if r.code != 0 || !strings.Contains(r.out, "objbench lab --record") || !strings.Contains(r.out, "GetObject 1") || !strings.Contains(r.out, "timeline") {
-		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.out, r.err)
+	code := <-done
+	if code != 0 || !strings.Contains(out.String(), "objbench lab --record") || !strings.Contains(out.String(), "GetObject 1") ||
+		!strings.Contains(out.String(), "timeline") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out.String(), errb.String())
 	}
 }
 
