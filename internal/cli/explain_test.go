@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -259,12 +258,6 @@ func TestLabRecord(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -275,19 +268,23 @@ func TestLabRecord(t *testing.T) {
 	var out syncBuffer
 	go func() {
 		var errb bytes.Buffer
-		code := Main(ctx, []string{"lab", "--record", "--port", strconv.Itoa(port)}, &out, &errb)
+		code := Main(ctx, []string{"lab", "--record"}, &out, &errb)
 		done <- result{code, out.String(), errb.String()}
 	}()
 	// Ready when it has printed its endpoints (Azurite, when on PATH, starts last).
-	url := fmt.Sprintf("http://127.0.0.1:%d/objbench/k", port)
 	for start := time.Now(); !strings.Contains(out.String(), "Ctrl-C"); {
-		if time.Since(start) > time.Minute {
+		if time.Since(start) > 90*time.Second {
 			cancel()
 			r := <-done
 			t.Fatalf("the lab never started: %s", r.err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	m := regexp.MustCompile(`(?m)^s3\s+(http://127\.0\.0\.1:\d+)\s+objbench`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no s3 endpoint in:\n%s", out.String())
+	}
+	url := m[1] + "/objbench/k"
 	if err := exec.Command("curl", "-sf", "-o", "/dev/null", "-X", "PUT", "--data-binary", "x", url).Run(); err != nil {
 		t.Fatal(err)
 	}
