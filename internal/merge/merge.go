@@ -149,8 +149,13 @@ func (m *Merger) Result() (*Result, error) {
 	doc.StartedAt = earliest.UTC().Format(time.RFC3339)
 	doc.DurationS = latest.Sub(earliest).Seconds()
 	doc.Interrupted = interrupted
-	offsets := clockOffsets(in)
-	info.ClockSpreadMs = spread(offsets)
+	offsets, clocks := clockOffsets(in)
+	info.Clocks = clocks
+	var measured []time.Duration
+	for _, c := range clocks {
+		measured = append(measured, time.Duration(c.OffsetMs*1e6))
+	}
+	info.ClockSpreadMs = spread(measured)
 
 	steps := 0
 	for _, x := range in {
@@ -172,16 +177,24 @@ func (m *Merger) Result() (*Result, error) {
 	return res, nil
 }
 
-// clockOffsets are the shards' clock offsets (local - service), by input
-// order; 0 where not measured.
-func clockOffsets(in []Input) []time.Duration {
+// clockOffsets are the offsets (local - service) to move each shard's
+// windows by, by input order: a measured offset larger than its error
+// bound, else 0; and every shard's estimate.
+func clockOffsets(in []Input) ([]time.Duration, []document.ShardClock) {
 	out := make([]time.Duration, len(in))
+	var clocks []document.ShardClock
 	for i, x := range in {
-		if x.File.Shard.ClockMeasured {
-			out[i] = time.Duration(x.File.Shard.ClockOffsetMs * 1e6)
+		sh := x.File.Shard
+		if !sh.ClockMeasured {
+			continue
 		}
+		c := document.ShardClock{Shard: sh.Index, OffsetMs: sh.ClockOffsetMs, ErrorMs: sh.ClockErrorMs}
+		if math.Abs(sh.ClockOffsetMs) > sh.ClockErrorMs {
+			out[i], c.Applied = time.Duration(sh.ClockOffsetMs*1e6), true
+		}
+		clocks = append(clocks, c)
 	}
-	return out
+	return out, clocks
 }
 
 func spread(ds []time.Duration) float64 {
