@@ -156,6 +156,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var pf probeFlags
 	var vf viewFlags
 	var jsonOut bool
+	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:   "probe [TARGET...]",
 		Short: "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
@@ -182,7 +183,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
   objbench probe lab:cross-region --tls --otlp http://127.0.0.1:4318`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			o, err := pf.options()
+			o, err := sf.probeOptions(&pf)
 			if err != nil {
 				return err
 			}
@@ -240,6 +241,7 @@ Exit status: 0 when every request succeeded, 1 otherwise, 2 usage error.`,
 	}
 	pf.register(cmd.Flags())
 	vf.register(cmd.Flags(), true)
+	sf.registerPlace(cmd.Flags())
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
 	return cmd
 }

@@ -60,6 +60,14 @@ omission); the figure from the actual send is reported beside it (*_uncorrected_
 Arrivals that find no free worker start late and are counted (dropped past --max-late).
 Every step also keeps its results per --interval (ops/s, p50, p99, errors, in-flight).
 
+Shards: --shard I/N (or a job engine's task index: JOB_COMPLETION_INDEX,
+CLOUD_RUN_TASK_INDEX, AWS_BATCH_JOB_ARRAY_INDEX) runs one part of a run that several
+machines run together: its share of --rate, --requests, --gets and the concurrency,
+keys under objbench/<run-id>/shard-I/, the measured window from --start-at (or
+--start-in), and its document to --results-to for 'objbench merge'. A shard out of
+range, an engine's index without a count, or a --results-to that cannot be written
+(checked before any load) is a usage error.
+
 Safety: objects are written only under <prefix>/objbench/<run-id>/ (or --prefix), and
 only the objects this run wrote are deleted at the end. Ctrl-C stops the load, cleans
 up and prints partial results; a second Ctrl-C exits at once.
