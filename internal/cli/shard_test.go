@@ -20,6 +20,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
@@ -256,7 +257,7 @@ func TestShardsMinIO(t *testing.T) {
 		}
 	}
 	// show reads the merged run back.
-	if code, out, errOut := runCLI(t, context.Background(), "show", id, "--db", mergedDB); code != 0 || !strings.Contains(out, "merged 4 of 4 shards") && !strings.Contains(out, id) {
+	if code, out, errOut := runCLI(t, context.Background(), "show", id, "--db", mergedDB); code != 0 || !strings.Contains(out, "merged 4 of 4 shards") {
 		t.Errorf("show: exit %d: %s %s", code, out, errOut)
 	}
 }
@@ -354,6 +355,51 @@ func TestShardBadInput(t *testing.T) {
 			}
 			if time.Since(start) > 20*time.Second {
 				t.Errorf("took %s: the check came after the load", time.Since(start))
+			}
+		})
+	}
+}
+
+// TestMergeBadDocuments: documents that cannot be merged are refused with
+// one line naming the document and why (exit 1); a bad flag is exit 2.
+func TestMergeBadDocuments(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, runID string, i, n int) string {
+		d := &document.Document{Envelope: document.NewEnvelope("run", runID, time.Now())}
+		d.Shard = &document.ShardInfo{Run: runID, Index: i, Count: n}
+		b, err := shard.Encode(d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := write("a.json", "r1", 0, 2), write("b.json", "r2", 1, 2)
+	good, _ := os.ReadFile(a)
+	corrupt := filepath.Join(dir, "corrupt.json")
+	_ = os.WriteFile(corrupt, good[:len(good)/2], 0o644)
+	other := filepath.Join(dir, "other.json")
+	_ = os.WriteFile(other, []byte(strings.Replace(string(good), "objbench/v1", "objbench/v0", 1)), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"different runs", []string{a, b}, ExitFailure, "documents from different runs"},
+		{"corrupted", []string{a, corrupt}, ExitFailure, "corrupt.json: corrupted shard document"},
+		{"other schema", []string{other}, ExitFailure, `schema "objbench/v0"`},
+		{"missing file", []string{filepath.Join(dir, "none.json")}, ExitFailure, "no such file"},
+		{"bad --expect", []string{a, "--expect", "-1"}, ExitUsage, "--expect must be"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, context.Background(), append([]string{"merge", "--no-save"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q; want %d and one line with %q", code, errOut, tc.code, tc.want)
 			}
 		})
 	}

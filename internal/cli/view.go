@@ -37,9 +37,13 @@ func (v *viewFlags) loadPrices() (analysis.Prices, error) {
 // text renders a run or probe document: the summary, or every table.
 func (v *viewFlags) text(d *document.Document) func(io.Writer) error {
 	return func(w io.Writer) error {
+		write := report.WriteSummary
 		if v.detail {
-			return report.WriteDetail(w, d)
+			write = report.WriteDetail
 		}
-		return report.WriteSummary(w, d)
+		if err := write(w, d); err != nil {
+			return err
+		}
+		return report.WriteMerge(w, d) // a merged run's shards (nothing otherwise)
 	}
 }
