@@ -404,3 +404,34 @@ func TestMergeBadDocuments(t *testing.T) {
 		})
 	}
 }
+
+// TestStrategiesAndProbeShard: --shard gives strategies and probe their
+// share of the objects and requests, and a key space of their own.
+func TestStrategiesAndProbeShard(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "strategies", "lab:local", "--lab-api", "s3", "--shard", "1/2", "--run-id", "x",
+		"--objects", "5", "--size", "0", "--ops", "put", "--json", "--no-save", "-q")
+	if code != 0 {
+		t.Fatalf("strategies: exit %d: %s", code, errOut)
+	}
+	var sd document.StrategiesDocument
+	if err := json.Unmarshal([]byte(out), &sd); err != nil {
+		t.Fatal(err)
+	}
+	if sd.RunID != "x-shard-1" || sd.Options["shard"] != "1/2" || sd.Options["objects"] != "2" || len(sd.Strategies) == 0 || sd.Strategies[0].Objects != 2 {
+		t.Fatalf("strategies shard 1/2 of 5 objects: run %s options %v, %d objects", sd.RunID, sd.Options, sd.Strategies[0].Objects)
+	}
+	code, out, errOut = runCLI(t, context.Background(), "probe", "--shard", "0/2", "--run-id", "x", "--count", "9", "--json", "--no-save")
+	if code != 0 {
+		t.Fatalf("probe: exit %d: %s", code, errOut)
+	}
+	d := parseDoc(t, out)
+	if d.Results[0].Count != 5 {
+		t.Fatalf("probe shard 0/2 of 9 GETs made %d", d.Results[0].Count)
+	}
+	var pd document.Document
+	_ = json.Unmarshal([]byte(out), &pd)
+	if pd.Options["prefix"] != "objbench/probe/shard-0/" {
+		t.Fatalf("probe shard pool %q", pd.Options["prefix"])
+	}
+}
