@@ -13,7 +13,6 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/merge"
-	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
 )
@@ -118,13 +117,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 		incomplete = fmt.Errorf("run %s is incomplete: %d of %d shards merged, missing %v, partial %v",
 			doc.RunID, len(doc.Merge.Merged), doc.Merge.Expected, doc.Merge.Missing, doc.Merge.Partial)
 	}
-	text := func(w io.Writer) error {
-		if err := f.viewFlags.text(doc)(w); err != nil {
-			return err
-		}
-		return report.WriteMerge(w, doc)
-	}
-	if err := finish(g, &f.saveFlags, f.output, f.jsonOut, doc, text, m.Histograms, nil, nil, stdout, stderr); err != nil && !errors.Is(err, errInterrupted) && incomplete == nil {
+	if err := finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), m.Histograms, nil, nil, stdout, stderr); err != nil && !errors.Is(err, errInterrupted) && incomplete == nil {
 		return err
 	}
 	return incomplete

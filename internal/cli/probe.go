@@ -106,6 +106,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var pf probeFlags
 	var vf viewFlags
 	var jsonOut bool
+	var sf shardFlags
 	cmd := &cobra.Command{
 		Use:     "probe [TARGET...]",
 		Short:   "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
@@ -113,7 +114,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Example: examples("probe"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			o, err := pf.options()
+			o, err := sf.probeOptions(&pf)
 			if err != nil {
 				return err
 			}
@@ -149,6 +150,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	}
 	pf.register(cmd.Flags())
 	vf.register(cmd.Flags(), true)
+	sf.registerPlace(cmd.Flags())
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
 	return cmd
 }

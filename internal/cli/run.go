@@ -148,6 +148,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	} else if werr != nil {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(werr.Error()))
 	}
+	if sr != nil && sr.Late > 0 {
+		fmt.Fprintf(stderr, "objbench: warning: this shard was ready %s after the start time: its window began late\n", sr.Late.Round(time.Millisecond))
+	}
 	if spec.Active() {
 		doc.RunID = spec.LocalID() // saved apart from the merged run, which has the shared id
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
@@ -120,29 +121,27 @@ func engineEnvs(id string, i int) (env []string, extra []string) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// TestShardsMinIO runs 4 shards in 4 processes against MinIO, each placed
-// by another engine's variables, at --rate 400 in total, then merges them:
-// counts add up, the merged histogram is the one of all the shards' raw
-// samples bucket for bucket, the rate over the common window is 400 ± 3%,
-// and no shard touched another's keys.
-func TestShardsMinIO(t *testing.T) {
-	if raceDetector {
-		t.Skip("timing test (the rate within 3%): runs in scripts/test's timing step")
-	}
-	ep := minio(t)
-	bucket, b := createBucket(t, ep)
-	id := newRunID()
-	dir := t.TempDir()
-	resultsTo := "s3://" + bucket + "/results/"
+// shardRun is a run of 4 shards in 4 processes, merged.
+type shardRun struct {
+	id, resultsTo, dir string
+	docs               []document.Document // each shard's --json output
+	merged             document.Document
+	steps              []results.Step // the merged run's, from its database
+}
+
+// runShards runs 4 shards of one run against MinIO, each placed by another
+// engine's variables (and the fourth by --shard), with args added, then
+// merges them into a database of its own.
+func runShards(t *testing.T, ep, bucket string, args ...string) *shardRun {
+	t.Helper()
+	r := &shardRun{id: newRunID(), resultsTo: "s3://" + bucket + "/results/", dir: t.TempDir()}
 	var procs []*shardProc
 	for i := range 4 {
-		env, extra := engineEnvs(id, i)
-		args := append([]string{"run", "s3://" + bucket, "--endpoint", ep, "--workload", "latency", "--objects", "4",
-			"--gets", "3200", "--rate", "400", "--max-inflight", "4", "--op-sizes", "1KiB", "--op-count", "8", "--results-to", resultsTo,
-			"--start-in", "5s", "--json", "-q", "--db", filepath.Join(dir, "shard-"+itoa(i)+".db")}, extra...)
-		procs = append(procs, startShard(t, env, args...))
+		env, extra := engineEnvs(r.id, i)
+		a := append([]string{"run", "s3://" + bucket, "--endpoint", ep, "--workload", "latency", "--objects", "4",
+			"--results-to", r.resultsTo, "--start-in", "5s", "--json", "-q", "--db", filepath.Join(r.dir, "shard-"+itoa(i)+".db")}, args...)
+		procs = append(procs, startShard(t, env, append(a, extra...)...))
 	}
-	var shardDocs []document.Document
 	for i, p := range procs {
 		if code := p.wait(); code != 0 {
 			t.Fatalf("shard %d: exit %d: %s", i, code, p.errOut.String())
@@ -151,70 +150,127 @@ func TestShardsMinIO(t *testing.T) {
 		if err := json.Unmarshal(p.out.Bytes(), &d); err != nil {
 			t.Fatalf("shard %d output: %v", i, err)
 		}
-		if d.Shard == nil || d.Shard.Index != i || d.Shard.Run != id || d.RunID != id+"-shard-"+itoa(i) {
+		if d.Shard == nil || d.Shard.Index != i || d.Shard.Run != r.id || d.RunID != r.id+"-shard-"+itoa(i) {
 			t.Fatalf("shard %d: document run %s shard %+v", i, d.RunID, d.Shard)
 		}
-		shardDocs = append(shardDocs, d)
+		r.docs = append(r.docs, d)
 	}
-	mergedDB := filepath.Join(dir, "merged.db")
-	code, out, errOut := runCLI(t, context.Background(), "merge", resultsTo+id+"/", "--endpoint", ep, "--expect", "4", "--db", mergedDB)
+	mergedDB := filepath.Join(r.dir, "merged.db")
+	code, out, errOut := runCLI(t, context.Background(), "merge", r.resultsTo+r.id+"/", "--endpoint", ep, "--expect", "4", "--db", mergedDB)
 	if code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
-	t.Logf("objbench merge %s%s/ --expect 4:\n%s", resultsTo, id, out)
+	t.Logf("objbench merge %s%s/ --expect 4:\n%s", r.resultsTo, r.id, out)
 	st, err := results.Open(context.Background(), mergedDB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	run, steps, err := st.Get(context.Background(), id)
+	run, steps, err := st.Get(context.Background(), r.id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var merged document.Document
-	if err := json.Unmarshal(run.Document, &merged); err != nil {
+	r.steps = steps
+	if err := json.Unmarshal(run.Document, &r.merged); err != nil {
 		t.Fatal(err)
 	}
+	if code, out, errOut := runCLI(t, context.Background(), "show", r.id, "--db", mergedDB); code != 0 || !strings.Contains(out, "merged 4 of 4 shards") {
+		t.Errorf("show: exit %d: %s %s", code, out, errOut)
+	}
+	return r
+}
+
+// TestShardsMinIO runs 4 shards in 4 processes against MinIO, each placed
+// by another engine's variables, then merges them. At --rate 400 in total
+// (16 workers a shard): counts add up, the merged histogram is the union
+// of the shards' bucket for bucket, the rate over the common window is
+// 400 ± 3%, and no shard touched another's keys. Then, with one worker a
+// shard (which keeps every sample it makes), the merged histogram is that
+// of all the shards' raw samples.
+func TestShardsMinIO(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test (the rate within 3%): runs in scripts/test's timing step")
+	}
+	ep := minio(t)
+	bucket, b := createBucket(t, ep)
+	r := runShards(t, ep, bucket, "--gets", "3200", "--rate", "400", "--max-inflight", "64", "--op-sizes", "1KiB", "--op-count", "8")
 	// Counts are the sum of the shards'.
-	for k, r := range merged.Results {
+	for k, res := range r.merged.Results {
 		var sum int64
-		for _, d := range shardDocs {
+		for _, d := range r.docs {
 			sum += d.Results[k].Count
 		}
-		if r.Count != sum || r.Errors != 0 {
-			t.Errorf("result %d %s: merged count %d errors %d, shards' sum %d", k, r.Op, r.Count, r.Errors, sum)
+		if res.Count != sum || res.Errors != 0 {
+			t.Errorf("result %d %s: merged count %d errors %d, shards' sum %d", k, res.Op, res.Count, res.Errors, sum)
 		}
 	}
-	if merged.Results[0].Op != "get" || merged.Results[0].Count != 3200 {
-		t.Fatalf("merged get: %d", merged.Results[0].Count)
+	if r.merged.Results[0].Op != "get" || r.merged.Results[0].Count != 3200 {
+		t.Fatalf("merged get: %d", r.merged.Results[0].Count)
 	}
 	// The merged histogram is the union of the shards' own (each saved in
-	// its database), bucket for bucket, and that of all the shards' raw
-	// samples (one worker per shard keeps every sample it made): the
-	// samples keep wall-clock times, the histograms durations on the
-	// monotonic clock, which may differ by microseconds, so the raw
-	// samples are held to the quantiles within 1%.
-	var totals []int64
+	// its database), bucket for bucket; every request's key is in its
+	// shard's key space.
 	union := stats.NewSum()
 	for i := range 4 {
-		ss, err := results.Open(context.Background(), filepath.Join(dir, "shard-"+itoa(i)+".db"))
+		ss, err := results.Open(context.Background(), filepath.Join(r.dir, "shard-"+itoa(i)+".db"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, shardSteps, err := ss.Get(context.Background(), id+"-shard-"+itoa(i))
+		_, shardSteps, err := ss.Get(context.Background(), r.id+"-shard-"+itoa(i))
+		if err == nil {
+			err = union.AddEncoded(string(shardSteps[0].Histograms["total"]))
+		}
+		prefix := "objbench/" + r.id + "/shard-" + itoa(i) + "/"
+		if err == nil {
+			err = ss.Samples(context.Background(), r.id+"-shard-"+itoa(i), func(s results.SampleRow) error {
+				if !strings.HasPrefix(s.Key, prefix) {
+					t.Errorf("shard %d touched %s, outside its %s", i, s.Key, prefix)
+				}
+				return nil
+			})
+		}
+		ss.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := union.AddEncoded(string(shardSteps[0].Histograms["total"])); err != nil {
+	}
+	got, err := stats.DecodeHistogram(r.steps[0].Histograms["total"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(union.Histogram()) || got.Count() != 3200 {
+		t.Fatalf("merged histogram (%d values, p99 %v) differs from the union of the shards' (%d)", got.Count(), got.Quantile(99), union.Count())
+	}
+	// The rate: 400 ops/s in total over the window all four ran.
+	ms := r.merged.Merge.Steps[0]
+	t.Logf("get: %.1f ops/s over the common %.2f s, %.1f over the whole %.2f s", ms.CommonOpsPerS, ms.CommonWindowS, ms.WholeOpsPerS, ms.WholeWindowS)
+	if math.Abs(ms.CommonOpsPerS-400)/400 > 0.03 {
+		t.Errorf("merged rate %.1f ops/s over the common window, want 400 ± 3%%", ms.CommonOpsPerS)
+	}
+	// Each shard's prefix is empty at the end (cleaned up).
+	for i := range 4 {
+		prefix := "objbench/" + r.id + "/shard-" + itoa(i) + "/"
+		var left []string
+		_ = b.List(context.Background(), prefix, func(oi storage.ObjectInfo) error { left = append(left, oi.Key); return nil })
+		t.Logf("%s: %d objects left", prefix, len(left))
+		if len(left) != 0 {
+			t.Errorf("%s holds %v after the run", prefix, left)
+		}
+	}
+
+	// All raw samples: one worker a shard keeps every sample. The samples
+	// keep wall-clock times, the histograms durations on the monotonic
+	// clock, which may differ by microseconds: quantiles within 1%.
+	r = runShards(t, ep, bucket, "--gets", "400", "--latency-concurrency", "4", "--op-sizes", "0", "--op-count", "4")
+	var totals []int64
+	for i := range 4 {
+		ss, err := results.Open(context.Background(), filepath.Join(r.dir, "shard-"+itoa(i)+".db"))
+		if err != nil {
 			t.Fatal(err)
 		}
-		prefix := "objbench/" + id + "/shard-" + itoa(i) + "/"
-		err = ss.Samples(context.Background(), id+"-shard-"+itoa(i), func(s results.SampleRow) error {
+		err = ss.Samples(context.Background(), r.id+"-shard-"+itoa(i), func(s results.SampleRow) error {
 			if s.Step == 0 && s.OK() {
 				totals = append(totals, s.Total().Microseconds())
-			}
-			if !strings.HasPrefix(s.Key, prefix) {
-				t.Errorf("shard %d touched %s, outside its %s", i, s.Key, prefix)
 			}
 			return nil
 		})
@@ -223,41 +279,16 @@ func TestShardsMinIO(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := stats.DecodeHistogram(steps[0].Histograms["total"])
-	if err != nil {
+	if got, err = stats.DecodeHistogram(r.steps[0].Histograms["total"]); err != nil {
 		t.Fatal(err)
-	}
-	if !got.Equal(union.Histogram()) || got.Count() != 3200 {
-		t.Fatalf("merged histogram (%d values, p99 %v) differs from the union of the shards' (%d)", got.Count(), got.Quantile(99), union.Count())
 	}
 	raw := stats.HistogramOf(totals)
 	for _, q := range []float64{50, 90, 99, 99.9, 100} {
 		g, w := got.Quantile(q), raw.Quantile(q)
 		t.Logf("p%v: merged %.3f ms, raw samples %.3f ms", q, g, w)
-		if math.Abs(g-w) > 0.01*w+0.01 || raw.Count() != got.Count() {
-			t.Errorf("p%v: merged %.3f ms, all shards' raw samples %.3f ms (%d values)", q, g, w, raw.Count())
+		if math.Abs(g-w) > 0.01*w+0.01 || raw.Count() != got.Count() || got.Count() != 400 {
+			t.Errorf("p%v: merged %.3f ms of %d values, all shards' raw samples %.3f ms of %d", q, g, got.Count(), w, raw.Count())
 		}
-	}
-	// The rate: 400 ops/s in total over the window all four ran.
-	ms := merged.Merge.Steps[0]
-	t.Logf("get: %.1f ops/s over the common %.2f s, %.1f over the whole %.2f s", ms.CommonOpsPerS, ms.CommonWindowS, ms.WholeOpsPerS, ms.WholeWindowS)
-	if math.Abs(ms.CommonOpsPerS-400)/400 > 0.03 {
-		t.Errorf("merged rate %.1f ops/s over the common window, want 400 ± 3%%", ms.CommonOpsPerS)
-	}
-	// Each shard's prefix is empty at the end (cleaned up), and nothing
-	// else of the run is left but the results.
-	for i := range 4 {
-		prefix := "objbench/" + id + "/shard-" + itoa(i) + "/"
-		var left []string
-		_ = b.List(context.Background(), prefix, func(oi storage.ObjectInfo) error { left = append(left, oi.Key); return nil })
-		t.Logf("%s: %d objects left", prefix, len(left))
-		if len(left) != 0 {
-			t.Errorf("%s holds %v after the run", prefix, left)
-		}
-	}
-	// show reads the merged run back.
-	if code, out, errOut := runCLI(t, context.Background(), "show", id, "--db", mergedDB); code != 0 || !strings.Contains(out, "merged 4 of 4 shards") && !strings.Contains(out, id) {
-		t.Errorf("show: exit %d: %s %s", code, out, errOut)
 	}
 }
 
@@ -356,5 +387,81 @@ func TestShardBadInput(t *testing.T) {
 				t.Errorf("took %s: the check came after the load", time.Since(start))
 			}
 		})
+	}
+}
+
+// TestMergeBadDocuments: documents that cannot be merged are refused with
+// one line naming the document and why (exit 1); a bad flag is exit 2.
+func TestMergeBadDocuments(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, runID string, i, n int) string {
+		d := &document.Document{Envelope: document.NewEnvelope("run", runID, time.Now())}
+		d.Shard = &document.ShardInfo{Run: runID, Index: i, Count: n}
+		b, err := shard.Encode(d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := write("a.json", "r1", 0, 2), write("b.json", "r2", 1, 2)
+	good, _ := os.ReadFile(a)
+	corrupt := filepath.Join(dir, "corrupt.json")
+	_ = os.WriteFile(corrupt, good[:len(good)/2], 0o644)
+	other := filepath.Join(dir, "other.json")
+	_ = os.WriteFile(other, []byte(strings.Replace(string(good), "objbench/v1", "objbench/v0", 1)), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"different runs", []string{a, b}, ExitFailure, "documents from different runs"},
+		{"corrupted", []string{a, corrupt}, ExitFailure, "corrupt.json: corrupted shard document"},
+		{"other schema", []string{other}, ExitFailure, `schema "objbench/v0"`},
+		{"missing file", []string{filepath.Join(dir, "none.json")}, ExitFailure, "no such file"},
+		{"bad --expect", []string{a, "--expect", "-1"}, ExitUsage, "--expect must be"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, context.Background(), append([]string{"merge", "--no-save"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q; want %d and one line with %q", code, errOut, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestStrategiesAndProbeShard: --shard gives strategies and probe their
+// share of the objects and requests, and a key space of their own.
+func TestStrategiesAndProbeShard(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "strategies", "lab:local", "--lab-api", "s3", "--shard", "1/2", "--run-id", "x",
+		"--objects", "5", "--size", "0", "--ops", "put", "--json", "--no-save", "-q")
+	if code != 0 {
+		t.Fatalf("strategies: exit %d: %s", code, errOut)
+	}
+	var sd document.StrategiesDocument
+	if err := json.Unmarshal([]byte(out), &sd); err != nil {
+		t.Fatal(err)
+	}
+	if sd.RunID != "x-shard-1" || sd.Options["shard"] != "1/2" || sd.Options["objects"] != "2" || len(sd.Strategies) == 0 || sd.Strategies[0].Objects != 2 {
+		t.Fatalf("strategies shard 1/2 of 5 objects: run %s options %v, %d objects", sd.RunID, sd.Options, sd.Strategies[0].Objects)
+	}
+	code, out, errOut = runCLI(t, context.Background(), "probe", "--shard", "0/2", "--run-id", "x", "--count", "9", "--json", "--no-save")
+	if code != 0 {
+		t.Fatalf("probe: exit %d: %s", code, errOut)
+	}
+	d := parseDoc(t, out)
+	if d.Results[0].Count != 5 {
+		t.Fatalf("probe shard 0/2 of 9 GETs made %d", d.Results[0].Count)
+	}
+	var pd document.Document
+	_ = json.Unmarshal([]byte(out), &pd)
+	if pd.Options["prefix"] != "objbench/probe/shard-0/" {
+		t.Fatalf("probe shard pool %q", pd.Options["prefix"])
 	}
 }

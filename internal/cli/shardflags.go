@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
@@ -75,4 +76,48 @@ func (sf *shardFlags) addTo(m map[string]string, s shard.Spec) {
 	if sf.resultsTo != "" {
 		m["results_to"] = sf.resultsTo
 	}
+}
+
+// registerPlace registers only the flags that place a shard, for commands
+// whose shards are not merged (strategies, probe): no results place, no
+// common start.
+func (sf *shardFlags) registerPlace(fl *pflag.FlagSet) {
+	sf.register(fl)
+	for _, n := range []string{"start-at", "start-in", "results-to"} {
+		_ = fl.MarkHidden(n)
+	}
+}
+
+// place resolves the shard of strategies or probe and gives it its share
+// of counts and its own key space (a persistent pool's for probe).
+func (sf *shardFlags) place(prefix *string, pool bool, counts ...*int) (shard.Spec, error) {
+	if sf.resultsTo != "" || sf.startAt != "" || sf.startIn != 0 {
+		return shard.Spec{}, usagef("--results-to, --start-at and --start-in are for run; merge reads run's shards only")
+	}
+	s, err := shard.Resolve(sf.f, os.Getenv)
+	if err != nil || !s.Active() {
+		if err != nil {
+			err = usagef("%w", err)
+		}
+		return s, err
+	}
+	for _, c := range counts {
+		*c = max(1, shard.Share(*c, s.Index, s.Count))
+	}
+	if pool {
+		*prefix = s.PoolPrefix(*prefix)
+	} else {
+		*prefix = s.Prefix(*prefix)
+	}
+	return s, nil
+}
+
+// probeOptions are probe's round options for this shard: its share of
+// --count, and a pool of its own.
+func (sf *shardFlags) probeOptions(pf *probeFlags) (probe.Options, error) {
+	o, err := pf.options()
+	if err == nil {
+		_, err = sf.place(&pf.Prefix, true, &o.Count)
+	}
+	return o, err
 }

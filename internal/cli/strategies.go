@@ -32,6 +32,7 @@ type strategiesFlags struct {
 	jsonOut        bool
 	output         string
 	quiet          bool
+	shards         shardFlags
 }
 
 func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -60,6 +61,7 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
 	f.viewFlags.register(fl, false)
+	f.shards.registerPlace(fl)
 	return cmd
 }
 
@@ -84,7 +86,14 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 			return err
 		}
 	}
-	runID := document.NewRunID()
+	spec, err := f.shards.place(&f.Prefix, false, &f.objects, &f.parallel)
+	if err != nil {
+		return err
+	}
+	keys, runID := spec.Pick(keys), document.NewRunID()
+	if spec.Active() {
+		runID = spec.LocalID()
+	}
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{API: "gcs", Profile: "cross-region"}, runID)
 	if err != nil {
@@ -101,6 +110,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	doc.Target, doc.Lab, doc.Labels = env.Info(), env.LabInfo, labels
 	doc.Options = map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
 		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}
+	f.shards.addTo(doc.Options, spec)
 	var labRTT time.Duration
 	if env.Lab != nil {
 		labRTT = env.Lab.Link().RTT

@@ -30,6 +30,19 @@ type ShardInfo struct {
 	Failed string `json:"failed,omitempty"`
 }
 
+// ShardRatesMetric is the stored metric (beside a merged result's
+// histograms) of its shards' rates over time.
+const ShardRatesMetric = "shard_rates"
+
+// ShardRate is one shard's operations per second over time, in seconds
+// since the first shard's start: the report's per-shard lines.
+type ShardRate struct {
+	Shard   int       `json:"shard"`
+	StartS  []float64 `json:"start_s"`
+	EndS    []float64 `json:"end_s"`
+	OpsPerS []float64 `json:"ops_per_s"`
+}
+
 // Window is a measured interval of wall-clock time.
 type Window struct {
 	Start string `json:"start"`
@@ -50,10 +63,22 @@ type MergeInfo struct {
 	// Lacks says in sentences what the merged result is missing.
 	Lacks []string `json:"lacks,omitempty"`
 	// ClockSpreadMs is the largest difference between the shards' clock
-	// offsets (0 when not measured).
-	ClockSpreadMs float64 `json:"clock_spread_ms"`
+	// offsets (0 when not measured); Clocks are each shard's estimate.
+	ClockSpreadMs float64      `json:"clock_spread_ms"`
+	Clocks        []ShardClock `json:"clocks,omitempty"`
 	// Steps are per result: the windows, throughput and per-shard rows.
 	Steps []MergedStep `json:"steps"`
+}
+
+// ShardClock is a shard's clock against the storage service's. Applied
+// says whether merge moved the shard's windows by the offset: only when it
+// is larger than its error bound (shards on one machine, or on clocks kept
+// by NTP to a few ms, are left as they are rather than moved by noise).
+type ShardClock struct {
+	Shard    int     `json:"shard"`
+	OffsetMs float64 `json:"offset_ms"`
+	ErrorMs  float64 `json:"error_ms"`
+	Applied  bool    `json:"applied"`
 }
 
 // MergedStep is one merged result's windows and shards. Throughput over

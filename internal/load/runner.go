@@ -207,17 +207,8 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 			workerClients[w] = c
 		}
 	}
-	if r.Ready != nil {
-		r.Ready(ctx)
-	}
 	var perOpErr atomic.Pointer[error]
 
-	runCtx := ctx
-	if st.Duration > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, st.Duration)
-		defer cancel()
-	}
 	var (
 		next     atomic.Int64
 		done     atomic.Int64
@@ -234,6 +225,15 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	keep := min(r.Keep, st.Requests)
 	kept := stats.Split(keep, conc)
 	sinks := make([]Sink, conc)
+	if r.Ready != nil {
+		r.Ready(ctx)
+	}
+	runCtx := ctx
+	if st.Duration > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, st.Duration)
+		defer cancel()
+	}
 	cpu0, cpuOK := stats.ProcessCPU()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)

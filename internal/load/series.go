@@ -74,6 +74,9 @@ func (r *Runner) results(st *Step, shards []*shard, series *seriesOf, wall time.
 	one := func(step *Step, op string) *StepResult {
 		m := mergeOp(shards, op)
 		hists, _ := m.rec.Histograms() // encoding in-memory histograms cannot fail
+		if b, err := m.rec.Encode(); err == nil {
+			hists[stats.RecorderMetric] = b // for merging shards exactly
+		}
 		res := &StepResult{Step: step, Histograms: hists, Summary: m.rec.Summarize(step.Moved(), wall), Wall: wall,
 			Late: m.late, Dropped: m.dropped}
 		if m.alt != nil {

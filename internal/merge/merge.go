@@ -149,8 +149,13 @@ func (m *Merger) Result() (*Result, error) {
 	doc.StartedAt = earliest.UTC().Format(time.RFC3339)
 	doc.DurationS = latest.Sub(earliest).Seconds()
 	doc.Interrupted = interrupted
-	offsets := clockOffsets(in)
-	info.ClockSpreadMs = spread(offsets)
+	offsets, clocks := clockOffsets(in)
+	info.Clocks = clocks
+	var measured []time.Duration
+	for _, c := range clocks {
+		measured = append(measured, time.Duration(c.OffsetMs*1e6))
+	}
+	info.ClockSpreadMs = spread(measured)
 
 	steps := 0
 	for _, x := range in {
@@ -172,16 +177,24 @@ func (m *Merger) Result() (*Result, error) {
 	return res, nil
 }
 
-// clockOffsets are the shards' clock offsets (local - service), by input
-// order; 0 where not measured.
-func clockOffsets(in []Input) []time.Duration {
+// clockOffsets are the offsets (local - service) to move each shard's
+// windows by, by input order: a measured offset larger than its error
+// bound, else 0; and every shard's estimate.
+func clockOffsets(in []Input) ([]time.Duration, []document.ShardClock) {
 	out := make([]time.Duration, len(in))
+	var clocks []document.ShardClock
 	for i, x := range in {
-		if x.File.Shard.ClockMeasured {
-			out[i] = time.Duration(x.File.Shard.ClockOffsetMs * 1e6)
+		sh := x.File.Shard
+		if !sh.ClockMeasured {
+			continue
 		}
+		c := document.ShardClock{Shard: sh.Index, OffsetMs: sh.ClockOffsetMs, ErrorMs: sh.ClockErrorMs}
+		if math.Abs(sh.ClockOffsetMs) > sh.ClockErrorMs {
+			out[i], c.Applied = time.Duration(sh.ClockOffsetMs*1e6), true
+		}
+		clocks = append(clocks, c)
 	}
-	return out
+	return out, clocks
 }
 
 func spread(ds []time.Duration) float64 {
@@ -268,6 +281,14 @@ func mergeStep(in []Input, k int, offsets []time.Duration, sums []stats.Interval
 		hists[m] = []byte(enc)
 	}
 	r := sumResults(ws, whole, merged)
+	if acc, err := mergeRecorders(ws); err != nil {
+		return document.Result{}, nil, document.MergedStep{}, nil, fmt.Errorf("result %d: %w", k, err)
+	} else if acc != nil {
+		exactGroups(&r, acc.Summarize(r.SizeBytes, whole))
+		if b, err := acc.Encode(); err == nil {
+			hists[stats.RecorderMetric] = b
+		}
+	}
 	series, perShard, err := mergeSeries(ws, first, sums)
 	if err != nil {
 		return document.Result{}, nil, document.MergedStep{}, nil, fmt.Errorf("result %d: %w", k, err)
@@ -321,9 +342,10 @@ func maxT(a, b time.Time) time.Time {
 
 // sumResults adds the shards' counts and takes the latency quantiles from
 // the merged histograms. Fractions are weighted by the operations they are
-// fractions of, so they are exact too; distributions kept only as
-// quantiles (the phases, first and later requests, the pacer's start lag)
-// cannot be added and are the worst shard's, as an upper bound.
+// fractions of, so they are exact too. Distributions kept only as
+// quantiles cannot be added: the pacer's start lag is the worst shard's,
+// an upper bound, and so are the phases and the first and later requests
+// unless the shards' recorders are there (exactGroups).
 func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) document.Result {
 	r := *ws[0].res
 	r.Count, r.Errors, r.Retries, r.Reconnects, r.SilentRetries = 0, 0, 0, 0, 0
@@ -441,4 +463,30 @@ func worstGroup(a, b stats.Group) stats.Group {
 		g.ReusedFraction = (a.ReusedFraction*float64(a.Count) + b.ReusedFraction*float64(b.Count)) / float64(n)
 	}
 	return g
+}
+
+// mergeRecorders adds the shards' whole recorders (nil when any shard's
+// document has none, as those of an older objbench).
+func mergeRecorders(ws []window) (*stats.Recorder, error) {
+	var encs [][]byte
+	for _, w := range ws {
+		enc, ok := w.data.Histograms[stats.RecorderMetric]
+		if !ok {
+			return nil, nil
+		}
+		encs = append(encs, []byte(enc))
+	}
+	return stats.MergeEncoded(encs)
+}
+
+// exactGroups replaces what sumResults could only bound (the phases, the
+// first and later requests) with the merged recorders' summary: exact.
+// TTFB and total stay those of the added fine histograms.
+func exactGroups(r *document.Result, s stats.Summary) {
+	r.PhasesMs, r.FirstRequest, r.LaterRequests = s.PhasesMs, s.FirstRequest, s.LaterRequests
+	r.ReusedFraction, r.ExpectSent, r.ExpectWaited = s.ReusedFraction, s.ExpectSent, s.ExpectWaited
+	r.Retries, r.Reconnects, r.SilentRetries = s.Retries, s.Reconnects, s.SilentRetries
+	if s.Count > 0 {
+		r.RequestsPerOp = float64(s.Requests) / float64(s.Count)
+	}
 }

@@ -10,18 +10,11 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 )
 
-// ShardRate is one shard's operations per second over time (seconds since
-// the first shard's start), for the report's per-shard lines.
-type ShardRate struct {
-	Shard   int       `json:"shard"`
-	StartS  []float64 `json:"start_s"`
-	EndS    []float64 `json:"end_s"`
-	OpsPerS []float64 `json:"ops_per_s"`
-}
+// ShardRate is one shard's rate over time (see document.ShardRate).
+type ShardRate = document.ShardRate
 
-// ShardRatesMetric is the step_histograms metric of a merged result's
-// per-shard rates.
-const ShardRatesMetric = "shard_rates"
+// ShardRatesMetric is where a merged result's per-shard rates are stored.
+const ShardRatesMetric = document.ShardRatesMetric
 
 // mergeSeries adds the shards' intervals of one result, interval by
 // interval: the shards started together (--start-at), so interval i of

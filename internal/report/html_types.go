@@ -35,4 +35,7 @@ type HTMLRun struct {
 	// Series are the steps' results over time, by index in Doc.Results
 	// (none in databases older than issue 16).
 	Series map[int][]stats.Interval
+	// ShardRates are a merged run's per-shard rates over time, by index in
+	// Doc.Results (objbench merge).
+	ShardRates map[int][]document.ShardRate
 }

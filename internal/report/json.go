@@ -42,10 +42,14 @@ func WriteDoc(w io.Writer, d document.Doc) error { return writeDoc(w, d) }
 // WriteRunText writes a run's or probe's summary, or with detail every
 // table.
 func WriteRunText(w io.Writer, d *document.Document, detail bool) error {
+	write := WriteSummary
 	if detail {
-		return WriteDetail(w, d)
+		write = WriteDetail
 	}
-	return WriteSummary(w, d)
+	if err := write(w, d); err != nil {
+		return err
+	}
+	return WriteMerge(w, d) // a merged run's shards (nothing otherwise)
 }
 
 // WriteProbes writes a probe's rounds: as JSON (see WriteProbeJSON;

@@ -25,8 +25,15 @@ func WriteMerge(w io.Writer, d *document.Document) error {
 	if len(m.Partial) > 0 {
 		fmt.Fprintf(ew, "; partial: %s", joinInts(m.Partial))
 	}
-	if m.ClockSpreadMs > 0 {
-		fmt.Fprintf(ew, "; clocks within %s ms", num(m.ClockSpreadMs))
+	if len(m.Clocks) > 0 {
+		applied, maxErr := 0, 0.0
+		for _, c := range m.Clocks {
+			maxErr = max(maxErr, c.ErrorMs)
+			if c.Applied {
+				applied++
+			}
+		}
+		fmt.Fprintf(ew, "; clock offsets within %s ms of each other (each ± %s ms at most), %d corrected", num(m.ClockSpreadMs), num(maxErr), applied)
 	}
 	fmt.Fprintln(ew)
 	for _, l := range m.Lacks {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -87,6 +88,15 @@ func pageRun(sr *analysis.Run) HTMLRun {
 			q, ok := stepQuantiles(s)
 			if ok && s.Index < len(sr.Doc.Results) {
 				hr.Quantiles[s.Index] = q
+			}
+			if b := s.Histograms[document.ShardRatesMetric]; len(b) > 0 && s.Index < len(sr.Doc.Results) {
+				var rates []document.ShardRate
+				if json.Unmarshal(b, &rates) == nil {
+					if hr.ShardRates == nil {
+						hr.ShardRates = map[int][]document.ShardRate{}
+					}
+					hr.ShardRates[s.Index] = rates
+				}
 			}
 			if b := s.Histograms[stats.SeriesMetric]; len(b) > 0 && s.Index < len(sr.Doc.Results) {
 				if iv, err := stats.DecodeSeries(b); err == nil {

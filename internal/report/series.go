@@ -154,6 +154,35 @@ func overTimeFigures(runs []HTMLRun) []figure {
 			figure{"Total latency per interval: p50 (solid) and p99 (dashed), in milliseconds; from the intended start on open-loop steps.", lat.svg()},
 			figure{"Failed operations per interval, by op.", errs.svg()},
 			figure{"The most operations in flight at once in each interval.", infl.svg()})
+		out = append(out, shardFigures(r, idx, label)...)
+	}
+	return out
+}
+
+// shardFigures draws, for a merged run, each shard's operations per second
+// beside the merged total, one panel per result: a straggler or a shard
+// that fell behind its share shows as a line apart.
+func shardFigures(r HTMLRun, idx []int, label func(int) string) []figure {
+	var out []figure
+	for _, i := range idx {
+		rates := r.ShardRates[i]
+		if len(rates) == 0 {
+			continue
+		}
+		c := chart{title: r.Label + ": " + label(i) + " operations per second, merged and by shard", x: axis{label: "seconds since the first shard's start"}, y: axis{label: "ops/s"}}
+		var total [][2]float64
+		for _, iv := range r.Series[i] {
+			total = append(total, [2]float64{iv.EndS, iv.OpsPerS()})
+		}
+		c.series = append(c.series, series{name: "merged", points: total, color: 0})
+		for k, sr := range rates {
+			var pts [][2]float64
+			for j := range sr.OpsPerS {
+				pts = append(pts, [2]float64{sr.EndS[j], sr.OpsPerS[j]})
+			}
+			c.series = append(c.series, series{name: fmt.Sprintf("shard %d", sr.Shard), points: pts, color: 1 + k, dashed: true})
+		}
+		out = append(out, figure{"Operations per second in each interval: the merged run (solid) and each shard (dashed).", c.svg()})
 	}
 	return out
 }

@@ -29,6 +29,9 @@ func header(w io.Writer, d *document.Document) {
 	if d.Probe != nil {
 		command = "probe"
 	}
+	if d.Merge != nil {
+		command = "merge"
+	}
 	fmt.Fprintf(w, "objbench %s %s: %s (%s", command, d.RunID, d.Target.URL, d.Target.Provider)
 	if d.Target.Endpoint != "" {
 		fmt.Fprintf(w, " at %s", d.Target.Endpoint)

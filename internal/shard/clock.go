@@ -47,15 +47,16 @@ func estimate(ps []stamp) (Clock, bool) {
 	return Clock{Offset: (lo + hi) / 2, Error: (hi - lo) / 2}, true
 }
 
-// MeasureClock writes a small object under key a few times, spaced over a
-// second so that a service stamping whole seconds still narrows the
-// estimate, reads the time the service stamped on it, and deletes it.
+// MeasureClock writes a small object under key four times, reads the time
+// the service stamped on it each time, and deletes it; the bounds of the
+// probes intersect. A service that stamps whole seconds gets its probes
+// spread over a second, so that they still narrow the estimate.
 func MeasureClock(ctx context.Context, b storage.Backend, key string) (Clock, error) {
 	const probes = 4
 	var ps []stamp
 	defer func() { _ = b.Delete(context.WithoutCancel(ctx), key) }()
 	for i := range probes {
-		if i > 0 {
+		if i > 0 && ps[i-1].server.Nanosecond() == 0 { // whole seconds: spread the probes over one
 			select {
 			case <-ctx.Done():
 				return Clock{}, ctx.Err()
@@ -81,9 +82,6 @@ func MeasureClock(ctx context.Context, b storage.Backend, key string) (Clock, er
 			return Clock{}, fmt.Errorf("clock probe: the service stamped no time on %s", key)
 		}
 		ps = append(ps, stamp{t0, t1, server})
-		if server.Nanosecond() != 0 {
-			break // milliseconds: one probe is as good as four
-		}
 	}
 	c, _ := estimate(ps)
 	return c, nil

@@ -25,6 +25,8 @@ type Run struct {
 	Prefix  string
 	clock   *Clock
 	windows []document.Window
+	// ready is when the current step's clock started (WaitStart returned).
+	ready time.Time
 	// Late is how far after StartAt the first step began.
 	Late time.Duration
 }
@@ -110,10 +112,16 @@ func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s 
 // SetClock records the clock offset estimate.
 func (r *Run) SetClock(c Clock) { r.clock = &c }
 
-// WaitStart sleeps until StartAt, before the first measured step; a shard
-// that is ready after StartAt starts at once and records how late.
+// WaitStart is called as each step's clock is about to start (the
+// runner's Ready hook): before the first, it sleeps until StartAt (a shard
+// ready after StartAt starts at once and records how late); every step's
+// window starts when it returns.
 func (r *Run) WaitStart(ctx context.Context) {
-	if r == nil || r.StartAt.IsZero() || len(r.windows) > 0 {
+	if r == nil {
+		return
+	}
+	defer func() { r.ready = time.Now() }()
+	if r.StartAt.IsZero() || len(r.windows) > 0 {
 		return
 	}
 	d := time.Until(r.StartAt)
@@ -127,13 +135,17 @@ func (r *Run) WaitStart(ctx context.Context) {
 	}
 }
 
-// StepDone records a result's measured window, which ended now after wall.
+// StepDone records a result's measured window: from when its clock
+// started, for wall (the parts of a mixed step share both).
 func (r *Run) StepDone(wall time.Duration) {
 	if r == nil {
 		return
 	}
-	end := time.Now()
-	r.windows = append(r.windows, document.Window{Start: end.Add(-wall).UTC().Format(time.RFC3339Nano), End: end.UTC().Format(time.RFC3339Nano)})
+	start := r.ready
+	if start.IsZero() { // no Ready hook: the window ended about now
+		start = time.Now().Add(-wall)
+	}
+	r.windows = append(r.windows, document.Window{Start: start.UTC().Format(time.RFC3339Nano), End: start.Add(wall).UTC().Format(time.RFC3339Nano)})
 }
 
 // Info is the shard block of the document.

@@ -71,3 +71,26 @@ func (s Spec) Prefix(userPrefix string) string {
 	}
 	return "objbench/" + s.RunID + "/" + s.Name()
 }
+
+// PoolPrefix is a shard's persistent probe pool: <prefix>/shard-I under
+// the user's --prefix, else objbench/probe/shard-I (kept across runs, as
+// the unsharded pool objbench/probe/ is).
+func (s Spec) PoolPrefix(userPrefix string) string {
+	if p := strings.Trim(userPrefix, "/"); p != "" {
+		return p + "/" + s.Name()
+	}
+	return "objbench/probe/" + s.Name()
+}
+
+// Pick is the shard's part of a list: every Count-th item from Index (the
+// whole list when not sharded).
+func (s Spec) Pick(xs []string) []string {
+	if s.Count <= 1 {
+		return xs
+	}
+	var out []string
+	for i := s.Index; i < len(xs); i += s.Count {
+		out = append(out, xs[i])
+	}
+	return out
+}

@@ -34,8 +34,16 @@ type Sum struct {
 var fineCountsLen = len(hdr.New(1, maxMicros, fineDigits).Export().Counts)
 
 // NewSum returns an empty Sum.
-func NewSum() *Sum {
-	return &Sum{counts: make([]int64, fineCountsLen), lowest: 1, highest: maxMicros, digits: fineDigits}
+func NewSum() *Sum { return newSum(fineDigits) }
+
+// newSum is a Sum of histograms of 1 µs to 1 h with digits significant
+// figures (fineDigits for TTFB and total, phaseDigit for phases).
+func newSum(digits int) *Sum {
+	n := fineCountsLen
+	if digits != fineDigits {
+		n = len(hdr.New(1, maxMicros, digits).Export().Counts)
+	}
+	return &Sum{counts: make([]int64, n), lowest: 1, highest: maxMicros, digits: int32(digits)}
 }
 
 // Reset empties s for reuse.
@@ -82,7 +90,7 @@ func (s *Sum) AddBinary(raw []byte) error {
 			return fmt.Errorf("decode histogram: %w", err)
 		}
 		if s.slow == nil {
-			s.slow = hdr.New(1, maxMicros, fineDigits)
+			s.slow = hdr.New(1, maxMicros, int(s.digits))
 		}
 		s.slow.Merge(h)
 		return nil

@@ -1,8 +1,12 @@
 package stats
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
 )
 
 // TestSumIsTheUnion: adding encoded histograms gives, bucket for bucket,
@@ -49,5 +53,54 @@ func TestSumIsTheUnion(t *testing.T) {
 	}
 	if err := s.AddEncoded("not base64!"); err == nil {
 		t.Fatal("corrupt input accepted")
+	}
+}
+
+// TestRecorderEncode: recorders encoded, decoded and merged summarise as
+// the recorders merged in memory do.
+func TestRecorderEncode(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	mk := func(n int, base time.Duration) *Recorder {
+		r := NewRecorder()
+		for i := range n {
+			start := time.Unix(0, 0)
+			d := base + time.Duration(rng.ExpFloat64()*float64(time.Millisecond))
+			s := nettrace.Sample{Start: start, FirstByte: start.Add(d / 2), End: start.Add(d), Seq: i % 50, Reused: i%50 != 0, Requests: 1, Size: 100}
+			s.Phases[nettrace.Wait] = d / 3
+			if i%97 == 0 {
+				s.Err, s.ErrClass = "boom", "5xx"
+			}
+			r.Add(&s)
+		}
+		return r
+	}
+	a, b := mk(3000, time.Millisecond), mk(2000, 5*time.Millisecond)
+	want := NewRecorder()
+	want.Merge(a)
+	want.Merge(b)
+	got := NewRecorder()
+	var encs [][]byte
+	for _, r := range []*Recorder{a, b} {
+		enc, err := r.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		encs = append(encs, enc)
+		d, err := DecodeRecorder(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Merge(d)
+	}
+	summed, err := MergeEncoded(encs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wj, _ := json.Marshal(want.Summarize(100, time.Second))
+	for name, r := range map[string]*Recorder{"decoded and merged": got, "MergeEncoded": summed} {
+		if gj, _ := json.Marshal(r.Summarize(100, time.Second)); string(wj) != string(gj) {
+			t.Fatalf("%s:\n%s\nmerged in memory:\n%s", name, gj, wj)
+		}
 	}
 }
