@@ -26,10 +26,11 @@ type tracedConn struct {
 	net.Conn
 	timing connTiming
 	taken  atomic.Bool
-	// lastWrite is when the last Write to the socket returned, as an
-	// offset from monoBase: the request's real end of sending when the
-	// WroteRequest hook runs late (see exchange.gotResponse).
-	lastWrite atomic.Int64
+	// lastWrite is when the last Write to the socket returned, and
+	// lastWriteStart when it was called, as offsets from monoBase: the
+	// request's real end of sending when the WroteRequest hook runs late
+	// (see exchange.gotResponse).
+	lastWrite, lastWriteStart atomic.Int64
 }
 
 // monoBase anchors lastWrite offsets so that they keep the monotonic clock.
@@ -37,18 +38,22 @@ var monoBase = time.Now()
 
 // Write records when the bytes were handed to the kernel.
 func (c *tracedConn) Write(p []byte) (int, error) {
+	c.lastWriteStart.Store(int64(time.Since(monoBase)))
 	n, err := c.Conn.Write(p)
 	c.lastWrite.Store(int64(time.Since(monoBase)))
 	return n, err
 }
 
-// lastWriteTime is when the last Write returned, or zero before any.
-func (c *tracedConn) lastWriteTime() time.Time {
-	d := c.lastWrite.Load()
-	if d == 0 {
-		return time.Time{}
+// lastWriteTimes are when the last Write was called and when it
+// returned, or zero before any.
+func (c *tracedConn) lastWriteTimes() (start, end time.Time) {
+	at := func(d int64) time.Time {
+		if d == 0 {
+			return time.Time{}
+		}
+		return monoBase.Add(time.Duration(d))
 	}
-	return monoBase.Add(time.Duration(d))
+	return at(c.lastWriteStart.Load()), at(c.lastWrite.Load())
 }
 
 // take returns the dial timing the first time it is called, so a new

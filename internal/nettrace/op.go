@@ -83,20 +83,21 @@ type exchange struct {
 	wait100, got100     time.Time
 	wroteRequest        time.Time
 	firstByte, bodyDone time.Time
-	// connWrote is when the socket's last write before the response
-	// returned (HTTP/1 only, where one request owns the connection).
-	connWrote       time.Time
-	tconn           *tracedConn
-	conn            connTiming
-	newConn         bool
-	reused, wasIdle bool
-	idleTime        time.Duration
-	status          int
-	proto, remote   string
-	tlsVersion      uint16
-	bytes           int64
-	err             error
-	reconnects      int
+	// connWriteStart and connWrote are when the socket's last write
+	// before the response was called and returned (HTTP/1 only, where one
+	// request owns the connection).
+	connWriteStart, connWrote time.Time
+	tconn                     *tracedConn
+	conn                      connTiming
+	newConn                   bool
+	reused, wasIdle           bool
+	idleTime                  time.Duration
+	status                    int
+	proto, remote             string
+	tlsVersion                uint16
+	bytes                     int64
+	err                       error
+	reconnects                int
 	// expectSent: the request went out with "Expect: 100-continue";
 	// whether the client then held the body is wait100 being set.
 	expectSent bool
@@ -200,7 +201,7 @@ func (ex *exchange) gotResponse(resp *http.Response) {
 	// WroteRequest hook runs on the transport's writer goroutine and can be
 	// scheduled after the answer arrived on a busy client.
 	if resp.ProtoMajor == 1 && ex.tconn != nil {
-		ex.connWrote = ex.tconn.lastWriteTime()
+		ex.connWriteStart, ex.connWrote = ex.tconn.lastWriteTimes()
 	}
 	ex.mu.Unlock()
 }
@@ -239,9 +240,20 @@ func (ex *exchange) addPhases(ps *[NumPhases]time.Duration, end time.Time) {
 	w100 := span(ex.wait100, ex.got100)
 	ps[Wait100] += w100
 	wrote := ex.wroteRequest
-	if (wrote.IsZero() || wrote.After(ex.firstByte)) && !ex.connWrote.IsZero() &&
-		!ex.connWrote.Before(ex.gotConn) && !ex.connWrote.After(ex.firstByte) {
-		wrote = ex.connWrote // the hook ran late: the socket write ended before the answer
+	if wrote.IsZero() || wrote.After(ex.firstByte) {
+		// The hook ran late. The socket's last write ended before the
+		// answer; or, when the answer came while that write was still
+		// returning (an in-process network stack delivers the bytes
+		// inside Write), the request was on the wire when it began.
+		within := func(t time.Time) bool {
+			return !t.IsZero() && !t.Before(ex.gotConn) && !t.After(ex.firstByte)
+		}
+		switch {
+		case within(ex.connWrote):
+			wrote = ex.connWrote
+		case within(ex.connWriteStart):
+			wrote = ex.connWriteStart
+		}
 	}
 	if send := span(ex.gotConn, wrote) - w100; send > 0 {
 		ps[Send] += send

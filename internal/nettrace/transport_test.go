@@ -419,19 +419,20 @@ func TestPhasesWithLateWroteRequestHook(t *testing.T) {
 	t0 := time.Now()
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	tests := []struct {
-		name               string
-		wrote, connWrote   time.Time
-		wantSend, wantWait time.Duration
+		name                             string
+		wrote, connWriteStart, connWrote time.Time
+		wantSend, wantWait               time.Duration
 	}{
-		{"hook in order", at(2), at(2), 2 * time.Millisecond, 8 * time.Millisecond},
-		{"hook late", at(12), at(2), 2 * time.Millisecond, 8 * time.Millisecond},
-		{"hook never ran", time.Time{}, at(3), 3 * time.Millisecond, 7 * time.Millisecond},
-		{"late hook, no socket time (HTTP/2)", at(12), time.Time{}, 12 * time.Millisecond, 0},
-		{"socket written after the answer (early reply)", at(12), at(11), 12 * time.Millisecond, 0},
+		{"hook in order", at(2), at(1), at(2), 2 * time.Millisecond, 8 * time.Millisecond},
+		{"hook late", at(12), at(1), at(2), 2 * time.Millisecond, 8 * time.Millisecond},
+		{"hook never ran", time.Time{}, at(1), at(3), 3 * time.Millisecond, 7 * time.Millisecond},
+		{"answer while the write was returning (in-process stack)", at(13), at(4), at(11), 4 * time.Millisecond, 6 * time.Millisecond},
+		{"late hook, no socket time (HTTP/2)", at(12), time.Time{}, time.Time{}, 12 * time.Millisecond, 0},
+		{"socket write began after the answer (early reply)", at(12), at(11), at(11), 12 * time.Millisecond, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex := &exchange{gotConn: at(0), wroteRequest: tt.wrote, connWrote: tt.connWrote, firstByte: at(10), bodyDone: at(15)}
+			ex := &exchange{gotConn: at(0), wroteRequest: tt.wrote, connWriteStart: tt.connWriteStart, connWrote: tt.connWrote, firstByte: at(10), bodyDone: at(15)}
 			var ps [NumPhases]time.Duration
 			ex.addPhases(&ps, at(20))
 			if ps[Send] != tt.wantSend || ps[Wait] != tt.wantWait || ps[Recv] != 5*time.Millisecond {
