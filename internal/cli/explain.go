@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,16 +13,13 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/explain"
-	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
 )
 
-// Exit statuses of explain beyond the program's own.
+// Exit statuses of explain beyond the program's own (see explain.Failed).
 const (
-	// ExitNothingExplained: the program exited 0 but never reached the lab.
-	ExitNothingExplained = 3
-	// ExitTimeout: the program ran past --timeout (as timeout(1)).
-	ExitTimeout = 124
+	ExitNothingExplained = explain.ExitNothingExplained
+	ExitTimeout          = explain.ExitTimeout
 )
 
 type explainFlags struct {
@@ -40,34 +35,10 @@ type explainFlags struct {
 func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f explainFlags
 	cmd := &cobra.Command{
-		Use:   "explain [PROFILE] [flags] -- COMMAND [ARGS...]",
-		Short: "Run any program against the lab and explain its object-storage traffic, seen from the lab's side",
-		Long: `explain starts a lab (as 'lab exec' does: S3, GCS and, with azurite-blob on PATH, Azure,
-behind the emulated network of PROFILE), runs COMMAND with its environment pointed at the
-lab's endpoints, records every connection and request from the servers' side, and explains
-what the program did: objects moved, wall time, requests, connections and TLS handshakes
-per object, round trips per object by phase (as 'strategies' counts them), the time it
-spent not talking to storage, a per-connection timeline, findings with what to change and
-what it would save at this round trip, and the cost at list prices.
-
-Unless the environment already names a proxy, the program also gets HTTPS_PROXY and
-HTTP_PROXY (the lab's endpoints in NO_PROXY): a proxy on 127.0.0.1 that notes the hosts
-the program reaches for, refuses the real clouds' (amazonaws.com, googleapis.com,
-core.windows.net) and passes anything else on, so that a program ignoring the lab's
-variables is named, with the variable it probably ignored, and never reaches a cloud.
-
-The program's standard output and error go to objbench's standard error, each line
-prefixed with "NAME| " (NAME is the command's base name), or to --program-output FILE:
-objbench's standard output carries only the explanation (text, or --json).
-
-Exit status: the program's own (0 when it succeeded; 128+N when signal N ended it);
-2 usage error; 3 the program exited 0 but made no request to the lab; 124 the program
-ran past --timeout and was stopped (the partial record is printed); 127 COMMAND not found;
-1 objbench failed (the lab did not start). Nothing is left running.`,
-		Example: `  objbench explain cross-region -- python3 upload.py
-  objbench explain cross-region --json -- node upload.mjs > before.json
-  objbench explain --rtt 40ms --timeout 2m -- sh -c 'curl -s "$AWS_ENDPOINT_URL/objbench/a" "$AWS_ENDPOINT_URL/objbench/b"'
-  objbench compare BEFORE_RUN AFTER_RUN      # two explained runs: a program before and after a change`,
+		Use:     "explain [PROFILE] [flags] -- COMMAND [ARGS...]",
+		Short:   "Run any program against the lab and explain its object-storage traffic, seen from the lab's side",
+		Long:    longHelp("explain"),
+		Example: examples("explain"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash < 0 || dash == len(args) {
@@ -116,14 +87,12 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return usageError{err}
 	}
-	out, closeOut, err := programOutput(f.output, argv[0], stderr)
+	out, closeOut, err := explain.ProgramOutput(f.output, argv[0], stderr)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	for _, a := range f.apis {
-		if a != "s3" && a != "gcs" && a != "azure" {
-			return usagef("--apis %q: use s3, gcs or azure", a)
-		}
+	if err := explain.CheckAPIs(f.apis); err != nil {
+		return usageError{err}
 	}
 	labCfg.APIs = f.apis
 	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out,
@@ -132,21 +101,10 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if cerr := closeOut(); err == nil && cerr != nil {
 		err = cerr
 	}
-	var nr *explain.NoRequestsError
-	switch {
-	case errors.Is(err, lab.ErrCommandNotFound):
-		fmt.Fprintf(stderr, "objbench: explain: %s\n", err)
-		return exitStatus{ExitNotFound}
-	case errors.As(err, &nr):
-		fmt.Fprintf(stderr, "objbench: explain: %s\n", nr.Msg)
-		switch {
-		case nr.TimedOut:
-			return exitStatus{ExitTimeout}
-		case nr.ExitCode != 0:
-			return exitStatus{nr.ExitCode}
-		}
-		return exitStatus{ExitNothingExplained}
-	case d == nil:
+	if msg, status, ok := explain.Failed(err); ok {
+		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
+		return exitStatus{status}
+	} else if d == nil {
 		return fmt.Errorf("explain: %w", err)
 	}
 	runErr := err
@@ -161,29 +119,12 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
 		return serr
 	}
-	switch {
-	case errors.Is(runErr, explain.ErrTimeout):
-		fmt.Fprintf(stderr, "objbench: explain: %s\n", runErr)
-		return exitStatus{ExitTimeout}
-	case runErr != nil:
-		return runErr
-	case d.Explain.ExitCode != 0:
-		fmt.Fprintf(stderr, "objbench: explain: %s exited with status %d\n", filepath.Base(argv[0]), d.Explain.ExitCode)
-		return exitStatus{d.Explain.ExitCode}
+	msg, status, err := explain.Ended(d, argv, runErr)
+	if msg != "" {
+		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 	}
-	return nil
-}
-
-// programOutput is where the program's output goes: FILE, or stderr with
-// each line prefixed by the command's name.
-func programOutput(path, command string, stderr io.Writer) (io.Writer, func() error, error) {
-	if path == "" {
-		pw := explain.NewPrefixWriter(stderr, filepath.Base(command)+"| ")
-		return pw, pw.Flush, nil
+	if err != nil || status == 0 {
+		return err
 	}
-	fh, err := os.Create(path)
-	if err != nil {
-		return nil, nil, usagef("--program-output: %w", err)
-	}
-	return fh, fh.Close, nil
+	return exitStatus{status}
 }

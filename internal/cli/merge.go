@@ -30,32 +30,10 @@ type mergeFlags struct {
 func newMergeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var f mergeFlags
 	cmd := &cobra.Command{
-		Use:   "merge URL|FILE...",
-		Short: "Merge the documents of a run's shards into one run, exactly",
-		Long: `Merge makes one run from the documents that the shards of a run wrote with
-'objbench run --shard I/N --results-to URL' (or an engine's task index): the
---results-to place (s3://, gs://, az:// or a directory), one run's folder in it
-(URL/RUN-ID/), or shard document files.
-
-Latency histograms are added bucket for bucket, so every quantile is that of
-all the shards' requests together: never an average of the shards' p99s, which
-is wrong whenever the shards differ. Throughput is given over the window in
-which every shard was running (what they sustained together) and over the whole
-window from the first start to the last end; one row per shard shows its rate,
-p50, p99 and how late it started and ended (stragglers). A missing shard, or
-one that was interrupted or failed and wrote what it had, is named with what
-the result lacks.
-
-The merged run is saved in the results database for show, compare, export and
-report (the report draws the merged series over time).
-
-Exit status: 0 merged; 1 the documents cannot be merged (different run ids or
-schemas, a corrupted document) or, with --expect N, a shard is missing or
-partial; 2 usage error.`,
-		Example: `  objbench merge s3://results/bench/ --expect 4
-  objbench merge ./results/run-42/
-  objbench merge shard-0.json shard-1.json --json -o merged.json
-  objbench merge gs://results/ --report merged.html`,
+		Use:     "merge URL|FILE...",
+		Short:   "Merge the documents of a run's shards into one run, exactly",
+		Long:    longHelp("merge"),
+		Example: examples("merge"),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("merge needs the --results-to URL, a directory or shard documents")
