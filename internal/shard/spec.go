@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Engines a shard's index and count can come from.
@@ -44,6 +45,12 @@ type Flags struct {
 	Shards int
 	// RunID is --run-id, shared by every shard of a run.
 	RunID string
+	// StartAt and StartIn are --start-at and --start-in: when the measured
+	// steps begin (run only).
+	StartAt string
+	StartIn time.Duration
+	// ResultsTo is --results-to: where the shard's document goes (run only).
+	ResultsTo string
 }
 
 // Spec is one shard of a run: shard Index (0-based) of Count, in run RunID.

@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -319,4 +320,15 @@ func (e *Env) Where() string {
 		return e.Target.String()
 	}
 	return e.Endpoint
+}
+
+// OpenOther opens another place (a shard's --results-to) with an untraced
+// client: with this target's endpoint, region, profile and credentials when
+// it is on the same real provider, else with the provider's defaults.
+func (e *Env) OpenOther(ctx context.Context, t storage.Target) (storage.Backend, error) {
+	o := storage.Options{HTTPClient: &http.Client{}}
+	if t.Scheme == e.Target.Scheme && e.Lab == nil {
+		o.Endpoint, o.Region, o.Profile, o.Credentials = e.Options.Endpoint, e.Options.Region, e.Options.Profile, e.Options.Credentials
+	}
+	return providers.Open(ctx, t, o)
 }
