@@ -11,7 +11,6 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/explain"
-
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
 )

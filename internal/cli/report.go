@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/analysis"
-
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report"
 )
 

@@ -3,10 +3,6 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/target"
-
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/target"
 )
 
 // Exit codes.

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"

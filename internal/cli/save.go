@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
-	"github.com/objbench/objbench/internal/analysis"
-
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"

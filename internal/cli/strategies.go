@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/analysis"
-
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/units"

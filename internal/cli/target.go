@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"github.com/objbench/objbench/internal/target"
-
 	"context"
-
 	"strings"
 	"time"
 
@@ -12,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/target"
 )
 
 // targetFlags are the flags of every command that reaches a bucket.

@@ -1,8 +1,6 @@
 package lab
 
 import (
-	"github.com/objbench/objbench/internal/load"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 )
 

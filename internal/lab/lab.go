@@ -13,8 +13,6 @@
 package lab
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"crypto/tls"
 	"errors"
@@ -25,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/storage"
 )

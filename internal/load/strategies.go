@@ -1,8 +1,6 @@
 package load
 
 import (
-	"github.com/objbench/objbench/internal/units"
-
 	"context"
 	"fmt"
 	"slices"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // Strategy names, in the order seed 003 took its steps.

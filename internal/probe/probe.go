@@ -7,8 +7,6 @@
 package probe
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -21,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"

@@ -1,14 +1,14 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/objbench/objbench/internal/document"
 )
 
 // csvHeader is WriteCSV's header row.

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -13,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/objbench/objbench/internal/document"
 )
 
 // QuantileLevels are the levels (0 to 1) at which stored histograms are

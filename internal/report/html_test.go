@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"bytes"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/objbench/objbench/internal/document"
 )
 
 // htmlFixture is two run documents of different targets (one with a hostile

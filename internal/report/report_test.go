@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
 )

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/analysis"
-
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -11,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/results"
 )
 

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/objbench/objbench/internal/document"
 )
 
 // WriteStartupJSON writes d as the indented objbench/v1 startup document,

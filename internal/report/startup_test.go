@@ -1,14 +1,14 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/document"
 )
 
 func startupFixture() *document.StartupDocument {

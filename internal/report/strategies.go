@@ -1,13 +1,13 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/objbench/objbench/internal/document"
 )
 
 // WriteStrategiesJSON writes d, every float finite.

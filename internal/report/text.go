@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"bytes"
 	"fmt"
 	"io"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/units"
 )
 

@@ -1,8 +1,6 @@
 package telemetry
 
 import (
-	"github.com/objbench/objbench/internal/document"
-
 	"context"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
 )
