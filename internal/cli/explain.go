@@ -39,23 +39,10 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Run any program against the lab and explain its object-storage traffic, seen from the lab's side",
 		Long:    longHelp("explain"),
 		Example: examples("explain"),
-		Args: func(cmd *cobra.Command, args []string) error {
-			dash := cmd.ArgsLenAtDash()
-			if dash < 0 || dash == len(args) {
-				return usagef("explain needs a command after --, e.g. objbench explain cross-region -- python3 upload.py")
-			}
-			if dash > 1 {
-				return usagef("explain takes at most one PROFILE before --, got %q", strings.Join(args[:dash], " "))
-			}
-			return nil
-		},
+		Args: profileThenCommand("explain", "objbench explain cross-region -- python3 upload.py"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dash := cmd.ArgsLenAtDash()
-			profile := ""
-			if dash == 1 {
-				profile = args[0]
-			}
-			return runExplain(cmd.Context(), g, &f, profile, args[dash:], stdout, stderr)
+			profile, argv := splitAtDash(cmd, args)
+			return runExplain(cmd.Context(), g, &f, profile, argv, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()

@@ -29,27 +29,38 @@ func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Run a program against the lab: its environment points every SDK at the lab's endpoints",
 		Long:    longHelp("lab_exec"),
 		Example: examples("lab_exec"),
-		Args: func(cmd *cobra.Command, args []string) error {
-			dash := cmd.ArgsLenAtDash()
-			if dash < 0 || dash == len(args) {
-				return usagef("lab exec needs a command after --, e.g. objbench lab exec cross-region -- aws s3 ls")
-			}
-			if dash > 1 {
-				return usagef("lab exec takes at most one PROFILE before --, got %q", strings.Join(args[:dash], " "))
-			}
-			return nil
-		},
+		Args: profileThenCommand("lab exec", "objbench lab exec cross-region -- aws s3 ls"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dash := cmd.ArgsLenAtDash()
-			profile := ""
-			if dash == 1 {
-				profile = args[0]
-			}
-			return runLabExec(cmd.Context(), &lf, profile, args[dash:], stdout, stderr)
+			profile, argv := splitAtDash(cmd, args)
+			return runLabExec(cmd.Context(), &lf, profile, argv, stdout, stderr)
 		},
 	}
 	lf.register(cmd.Flags(), false)
 	return cmd
+}
+
+// profileThenCommand accepts [PROFILE] -- COMMAND [ARGS...] (lab exec, explain).
+func profileThenCommand(name, example string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		dash := cmd.ArgsLenAtDash()
+		if dash < 0 || dash == len(args) {
+			return usagef("%s needs a command after --, e.g. %s", name, example)
+		}
+		if dash > 1 {
+			return usagef("%s takes at most one PROFILE before --, got %q", name, strings.Join(args[:dash], " "))
+		}
+		return nil
+	}
+}
+
+// splitAtDash is the PROFILE ("" for none) and the command of
+// profileThenCommand's arguments.
+func splitAtDash(cmd *cobra.Command, args []string) (profile string, argv []string) {
+	dash := cmd.ArgsLenAtDash()
+	if dash == 1 {
+		profile = args[0]
+	}
+	return profile, args[dash:]
 }
 
 func runLabExec(ctx context.Context, lf *labFlags, profile string, argv []string, stdout, stderr io.Writer) error {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -83,18 +82,9 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 		return err
 	}
 	doc := m.Doc
-	for k, v := range labels {
-		if doc.Labels == nil {
-			doc.Labels = map[string]string{}
-		}
-		doc.Labels[k] = v
-	}
+	m.Label(labels)
 	analysis.Annotate(doc, prices)
-	var incomplete error
-	if f.expect > 0 && m.Incomplete() {
-		incomplete = fmt.Errorf("run %s is incomplete: %d of %d shards merged, missing %v, partial %v",
-			doc.RunID, len(doc.Merge.Merged), doc.Merge.Expected, doc.Merge.Missing, doc.Merge.Partial)
-	}
+	incomplete := m.Expected(f.expect)
 	if err := finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), m.Histograms, nil, nil, stdout, stderr); err != nil && !errors.Is(err, errInterrupted) && incomplete == nil {
 		return err
 	}

@@ -41,6 +41,27 @@ func (r *Result) Incomplete() bool {
 	return len(r.Doc.Merge.Missing) > 0 || len(r.Doc.Merge.Partial) > 0
 }
 
+// Expected is the error of a run merged with --expect: nil when every
+// expected shard was merged whole.
+func (r *Result) Expected(expect int) error {
+	if expect <= 0 || !r.Incomplete() {
+		return nil
+	}
+	m := r.Doc.Merge
+	return fmt.Errorf("run %s is incomplete: %d of %d shards merged, missing %v, partial %v",
+		r.Doc.RunID, len(m.Merged), m.Expected, m.Missing, m.Partial)
+}
+
+// Label adds labels to the merged run's (the shards' own are kept).
+func (r *Result) Label(labels map[string]string) {
+	for k, v := range labels {
+		if r.Doc.Labels == nil {
+			r.Doc.Labels = map[string]string{}
+		}
+		r.Doc.Labels[k] = v
+	}
+}
+
 // MemoryLimit is the soft heap limit objbench merge runs under (unless
 // GOMEMLIMIT says otherwise): what a merge keeps of each shard is small,
 // but decoding a hundred documents makes garbage that the collector would

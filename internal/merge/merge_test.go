@@ -199,3 +199,22 @@ func TestDecodeRefuses(t *testing.T) {
 		}
 	}
 }
+
+func TestResultExpectedAndLabel(t *testing.T) {
+	whole := &Result{Doc: &document.Document{Merge: &document.MergeInfo{Expected: 2, Merged: []int{0, 1}}}}
+	part := &Result{Doc: &document.Document{Merge: &document.MergeInfo{Expected: 3, Merged: []int{0, 1}, Missing: []int{2}}}}
+	for _, tt := range []struct {
+		r      *Result
+		expect int
+		fail   bool
+	}{{whole, 2, false}, {part, 0, false}, {part, 3, true}, {whole, 0, false}} {
+		if err := tt.r.Expected(tt.expect); (err != nil) != tt.fail {
+			t.Errorf("Expected(%d) on %+v: %v", tt.expect, tt.r.Doc.Merge, err)
+		}
+	}
+	whole.Doc.Labels = map[string]string{"shard": "kept"}
+	whole.Label(map[string]string{"env": "ci"})
+	if whole.Doc.Labels["env"] != "ci" || whole.Doc.Labels["shard"] != "kept" {
+		t.Errorf("labels %v", whole.Doc.Labels)
+	}
+}
