@@ -3,9 +3,9 @@ package explain
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // smallObject is the size below which one request beats a resumable or
@@ -147,7 +147,7 @@ func Findings(e *document.Explain, in Input) []document.Finding {
 	if len(e.ExtraHeaders) > 0 {
 		add("explain-checksum-headers", "info", fmt.Sprintf(
 			"Requests carried headers the SDK adds on its own: %s (the 2025 SDK releases add checksums by default); each costs the client CPU to compute, no round trip.",
-			countsText(e.ExtraHeaders)), nil)
+			units.FormatCounts(e.ExtraHeaders)), nil)
 	}
 	if e.WallS > 0 && e.NotStorageS > 0.5 && e.NotStorageS/e.WallS > 0.3 {
 		add("explain-not-storage", "info", fmt.Sprintf(
@@ -180,24 +180,6 @@ func opsText(m map[string]int, only ...string) string {
 		}
 		m = sub
 	}
-	return countsText(m)
+	return units.FormatCounts(m)
 }
 
-// countsText is "a 3, b 1", the largest first.
-func countsText(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
-}

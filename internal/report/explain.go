@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // Timeline bounds: connections and requests per connection printed in
@@ -136,26 +136,12 @@ func shortPath(p string) string {
 	return p
 }
 
-// counts is "a 3, b 1", the largest first.
+// counts is "a 3, b 1", the largest first, or "none".
 func counts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	if len(parts) == 0 {
+	if len(m) == 0 {
 		return "none"
 	}
-	return strings.Join(parts, ", ")
+	return units.FormatCounts(m)
 }
 
 // WriteExplainJSON writes the objbench/v1 explain document.

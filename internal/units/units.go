@@ -4,6 +4,7 @@ package units
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -113,4 +114,24 @@ func FormatInts(s []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ",")
+}
+
+// FormatCounts is "a 3, b 1": names by count, the largest first (ties by
+// name), "" for none.
+func FormatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }

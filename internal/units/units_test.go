@@ -45,3 +45,18 @@ func TestFormatListsReadBack(t *testing.T) {
 		t.Errorf("FormatInts: %q", s)
 	}
 }
+
+func TestFormatCounts(t *testing.T) {
+	for _, tt := range []struct {
+		m    map[string]int
+		want string
+	}{
+		{nil, ""},
+		{map[string]int{"b": 1, "a": 3}, "a 3, b 1"},
+		{map[string]int{"b": 2, "a": 2, "c": 5}, "c 5, a 2, b 2"},
+	} {
+		if got := FormatCounts(tt.m); got != tt.want {
+			t.Errorf("FormatCounts(%v) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}
