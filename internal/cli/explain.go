@@ -39,7 +39,7 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Run any program against the lab and explain its object-storage traffic, seen from the lab's side",
 		Long:    longHelp("explain"),
 		Example: examples("explain"),
-		Args: profileThenCommand("explain", "objbench explain cross-region -- python3 upload.py"),
+		Args:    profileThenCommand("explain", "objbench explain cross-region -- python3 upload.py"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			profile, argv := splitAtDash(cmd, args)
 			return runExplain(cmd.Context(), g, &f, profile, argv, stdout, stderr)
@@ -67,9 +67,6 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return err
 	}
-	if f.timeout < 0 {
-		return usagef("--timeout %s must not be negative", f.timeout)
-	}
 	prices, err := analysis.LoadPrices(f.prices)
 	if err != nil {
 		return usageError{err}
@@ -78,7 +75,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return usageError{err}
 	}
-	if err := explain.CheckAPIs(f.apis); err != nil {
+	if err := explain.Check(f.apis, f.timeout); err != nil {
 		return usageError{err}
 	}
 	labCfg.APIs = f.apis

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -55,17 +54,13 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 		return err
 	}
 	defer env.Close()
-	progressOn := !f.quiet && isTerminal(stdout)
+	status := report.NewStatusLine(stderr, !f.quiet && isTerminal(stdout))
 	search.NewClient = env.Factory(nettrace.Pooled, false, env.Options.Upload, 1)
 	search.Progress = func(round int, idles []time.Duration) {
-		if progressOn {
-			fmt.Fprintf(stderr, "\rround %d: probing %s … %s idle%20s", round, idles[0], idles[len(idles)-1], "")
-		}
+		status.Printf("round %d: probing %s … %s idle", round, idles[0], idles[len(idles)-1])
 	}
 	res, err := search.Run(ctx)
-	if progressOn {
-		fmt.Fprintf(stderr, "\r%70s\r", "")
-	}
+	status.Clear()
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}

@@ -22,18 +22,9 @@ func newLabCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Serve the embedded S3, GCS (and Azure) endpoints behind an emulated link, in the foreground",
 		Long:    strings.Replace(longHelp("lab"), "{{profiles}}", report.ProfileList(), 1),
 		Example: examples("lab"),
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("lab takes at most one PROFILE, got %q", strings.Join(args, " "))
-			}
-			return nil
-		},
+		Args:    atMostOneProfile("lab"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			profile := ""
-			if len(args) == 1 {
-				profile = args[0]
-			}
-			return runLab(cmd.Context(), &lf, profile, stdout, stderr)
+			return runLab(cmd.Context(), &lf, targetArg(args), stdout, stderr)
 		},
 	}
 	lf.register(cmd.Flags(), false)
@@ -62,16 +53,9 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 	started := time.Now()
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "objbench lab: stopping")
-	if lf.Record {
-		d := explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), "")
-		if n := l.Recorder().Dropped(); n > 0 {
-			fmt.Fprintf(stdout, "objbench lab: the record kept the first requests only; %d more were served, not recorded\n", n)
-		}
-		if d.Explain.Requests == 0 {
-			fmt.Fprintln(stdout, "objbench lab: no request reached the lab")
-			return nil
-		}
-		return report.WriteExplainText(stdout, d)
+	if !lf.Record {
+		return nil
 	}
-	return nil
+	d := explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), "")
+	return report.WriteLabRecord(stdout, d, l.Recorder().Dropped())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,21 +21,12 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Prove the link model: expected round trips per phase against measured times",
 		Long:    longHelp("lab_check"),
 		Example: examples("lab_check"),
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("lab check takes at most one PROFILE, got %q", strings.Join(args, " "))
-			}
-			return nil
-		},
+		Args:    atMostOneProfile("lab check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			profile := ""
-			if len(args) == 1 {
-				profile = args[0]
-			}
 			if samples <= 0 {
 				return usagef("--samples must be positive")
 			}
-			return runLabCheck(cmd.Context(), &lf, profile, samples, jsonOut, stdout, stderr)
+			return runLabCheck(cmd.Context(), &lf, targetArg(args), samples, jsonOut, stdout, stderr)
 		},
 	}
 	lf.register(cmd.Flags(), false)
@@ -58,18 +48,11 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 	if err != nil {
 		return err
 	}
-	if jsonOut {
-		if err := report.WriteLabCheckJSON(stdout, results, failed == 0); err != nil {
-			return err
-		}
-	} else {
-		report.WriteLabCheck(stdout, results)
+	if err := report.WriteLabCheckResult(stdout, results, failed, jsonOut); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return fmt.Errorf("lab check: %d row(s) outside tolerance", failed)
-	}
-	if !jsonOut {
-		fmt.Fprintln(stdout, "lab check: every phase within tolerance")
 	}
 	return nil
 }

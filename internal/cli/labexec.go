@@ -29,7 +29,7 @@ func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Run a program against the lab: its environment points every SDK at the lab's endpoints",
 		Long:    longHelp("lab_exec"),
 		Example: examples("lab_exec"),
-		Args: profileThenCommand("lab exec", "objbench lab exec cross-region -- aws s3 ls"),
+		Args:    profileThenCommand("lab exec", "objbench lab exec cross-region -- aws s3 ls"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			profile, argv := splitAtDash(cmd, args)
 			return runLabExec(cmd.Context(), &lf, profile, argv, stdout, stderr)

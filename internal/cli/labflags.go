@@ -41,10 +41,7 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 // config validates the flags into a lab configuration (usage errors).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg, err := lab.Settings(*lf).Config(apis, profile)
-	if err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
+	return cfg, asUsage(err)
 }
 
 // startAll starts a lab serving every API it can (see lab.StartAll).

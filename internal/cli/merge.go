@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -22,8 +21,7 @@ type mergeFlags struct {
 	viewFlags
 	expect                    int
 	endpoint, region, profile string
-	jsonOut                   bool
-	output                    string
+	out                       outFlags
 }
 
 func newMergeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -50,8 +48,7 @@ func newMergeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.endpoint, "endpoint", "", "endpoint URL of the results bucket's server (S3-compatible, GCS emulator, Azurite)")
 	fl.StringVar(&f.region, "region", "", "region of the results bucket (S3)")
 	fl.StringVar(&f.profile, "profile", "", "AWS shared-config profile")
-	fl.BoolVar(&f.jsonOut, "json", false, "print the merged objbench/v1 JSON document instead of tables")
-	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
+	f.out.register(fl, "print the merged objbench/v1 JSON document instead of tables", "")
 	return cmd
 }
 
@@ -70,9 +67,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 	open := func(ctx context.Context, t storage.Target) (storage.Backend, error) {
 		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}})
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(merge.MemoryLimit)
-	}
+	merge.LimitMemory(os.Getenv)
 	mg := merge.NewMerger(f.expect)
 	if err := merge.ReadEach(ctx, args, open, mg.Add); err != nil {
 		return err
@@ -85,7 +80,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 	m.Label(labels)
 	analysis.Annotate(doc, prices)
 	incomplete := m.Expected(f.expect)
-	if err := finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), m.Histograms, nil, nil, stdout, stderr); err != nil && !errors.Is(err, errInterrupted) && incomplete == nil {
+	if err := finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), m.Histograms, nil, nil, stdout, stderr); err != nil && !errors.Is(err, errInterrupted) && incomplete == nil {
 		return err
 	}
 	return incomplete

@@ -23,11 +23,3 @@ func (o *openFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.KeyDist, "key-dist", "uniform", "mixed: key popularity: uniform or zipf:S (S > 1, e.g. zipf:1.1)")
 	fl.DurationVar(&o.Interval, "interval", time.Second, "length of each interval of the results over time (at least 10ms)")
 }
-
-// apply checks the flags and sets the open-loop and mix options.
-func (o *openFlags) apply(opts *load.Options, sizes string, defaultSizes string) error {
-	if err := o.Apply(opts, sizes, defaultSizes); err != nil {
-		return usageError{err}
-	}
-	return nil
-}

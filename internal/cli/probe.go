@@ -48,10 +48,7 @@ func (pf *probeFlags) register(fl *pflag.FlagSet) {
 // options are the round options the flags give.
 func (pf *probeFlags) options() (probe.Options, error) {
 	o, err := pf.Settings.Options(pf.Timeout)
-	if err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
+	return o, asUsage(err)
 }
 
 // prober is a probe.Prober with the telemetry the command line asked for.
@@ -132,10 +129,8 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
 				return err
 			}
-			if pf.report != "" && len(docs) > 0 {
-				if err := report.WriteHTMLFile(pf.report, report.PageInput(analysis.ProbeRuns(docs), "")); err != nil {
-					return err
-				}
+			if err := report.WriteProbesPage(pf.report, docs); err != nil {
+				return err
 			}
 			if ctx.Err() != nil {
 				return errInterrupted

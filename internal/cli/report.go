@@ -8,6 +8,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/results"
 )
 
 func newReportCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -18,14 +19,11 @@ func newReportCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Long:    longHelp("report"),
 		Example: examples("report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			st, err := g.open(ctx)
-			if err != nil {
+			var srs []*analysis.Run
+			if err := g.withStore(cmd.Context(), func(st *results.Store) (err error) {
+				srs, err = analysis.LoadAll(cmd.Context(), st, args)
 				return err
-			}
-			defer st.Close()
-			srs, err := analysis.LoadAll(ctx, st, args)
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			in := report.PageInput(srs, title)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/target"
 )
 
@@ -30,6 +31,23 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// asUsage marks a domain package's error as a usage error (nil stays nil).
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
+// usageIs marks err as a usage error when it is one of kind (the domain
+// package's sentinel for a bad setting); other errors are returned as is.
+func usageIs(err, kind error) error {
+	if errors.Is(err, kind) {
+		return usageError{err}
+	}
+	return err
+}
 
 // errInterrupted reports a run stopped by the user after printing partial results.
 var errInterrupted = errors.New("interrupted")
@@ -52,6 +70,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ue usageError
 	var te target.UsageError
+	var she shard.UsageError
 	var es exitStatus
 	switch {
 	case errors.As(err, &es):
@@ -59,7 +78,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "objbench: interrupted")
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.As(err, &te):
+	case errors.As(err, &ue), errors.As(err, &te), errors.As(err, &she):
 		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(err.Error()))
 		return ExitUsage
 	}

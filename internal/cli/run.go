@@ -52,9 +52,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.Requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
 	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
-	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 JSON document instead of tables")
-	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	f.out.register(fl, "print the objbench/v1 JSON document instead of tables", "no progress bar")
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
 	f.shards.register(fl)
@@ -62,12 +60,12 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
-	opts, err := f.options()
+	opts, err := f.RunSettings.Options()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	if err := f.open.apply(&opts, f.Sizes, units.FormatSizes(load.Defaults().Sizes)); err != nil {
-		return err
+	if err := f.open.Apply(&opts, f.Sizes, units.FormatSizes(load.Defaults().Sizes)); err != nil {
+		return usageError{err}
 	}
 	labels, err := f.saveFlags.check()
 	if err != nil {
@@ -115,8 +113,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		keep = 0
 	}
 	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, keep)
-	progress := report.NewProgress(stderr, !f.quiet && isTerminal(stdout))
-	live := report.NewLiveStatus(stderr, !f.quiet && !progress.On())
+	progress := report.NewProgress(stderr, !f.out.quiet && isTerminal(stdout))
+	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: rec.Cap(),
@@ -142,16 +140,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
-	if werr := sr.Write(doc, rec.Histograms, failure(runErr, interrupted)); werr != nil && runErr == nil {
-		runErr = werr
-	} else if werr != nil {
-		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(werr.Error()))
-	}
-	if sr != nil && sr.Late > 0 {
-		fmt.Fprintf(stderr, "objbench: warning: this shard was ready %s after the start time: its window began late\n", sr.Late.Round(time.Millisecond))
-	}
-	if spec.Active() {
-		doc.RunID = spec.LocalID() // saved apart from the merged run, which has the shared id
+	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, interrupted)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))
 	}
 	if runErr != nil && !interrupted {
 		if len(doc.Results) == 0 {
@@ -160,15 +151,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
 	}
 	analysis.Annotate(doc, prices)
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
-}
-
-// failure is why a run stopped early ("" when it did not fail).
-func failure(err error, interrupted bool) string {
-	if err == nil || interrupted {
-		return ""
-	}
-	return oneLine(err.Error())
+	return finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
 }
 
 func isTerminal(w io.Writer) bool {

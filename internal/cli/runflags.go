@@ -15,20 +15,9 @@ type runFlags struct {
 	load.RunSettings
 	conn           string
 	expectContinue bool
-	jsonOut        bool
-	output         string
-	quiet          bool
+	out            outFlags
 	open           openFlags
 	shards         shardFlags
-}
-
-// options turns flags into workload options, or a usage error.
-func (f *runFlags) options() (load.Options, error) {
-	o, err := f.RunSettings.Options()
-	if err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
 }
 
 // asMap is the options block of the run document.

@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +25,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			listingGC()
+			results.ListingGC()
 			var runs []results.Listed
 			if err := g.withStore(cmd.Context(), func(st *results.Store) (err error) {
 				runs, err = st.List(cmd.Context(), f)
@@ -36,18 +33,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			out := bufio.NewWriterSize(stdout, 64<<10) // thousands of rows: few writes
-			switch {
-			case jsonOut:
-				if err := report.WriteRunsJSON(out, runs); err != nil {
-					return err
-				}
-			case len(runs) == 0:
-				fmt.Fprintln(out, "no saved runs match")
-			default:
-				report.WriteRunsTable(out, runs)
-			}
-			return out.Flush()
+			return report.WriteRuns(stdout, runs, jsonOut)
 		},
 	}
 	fl := cmd.Flags()
@@ -59,17 +45,4 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 	fl.IntVar(&limit, "limit", 0, "at most this many runs (0: all)")
 	fl.BoolVar(&jsonOut, "json", false, `print {"runs": [...]}`)
 	return cmd
-}
-
-// listingGC stops the collector until the heap nears 512 MiB: `runs` is a
-// short process that allocates a little per row and frees nothing, so
-// collections cost it a third of its time over 10,000 runs
-// (bench/runs-query.sh) and reclaim nothing worth having. GOMEMLIMIT,
-// when the user set one lower, still wins.
-func listingGC() {
-	const limit = 512 << 20
-	if debug.SetMemoryLimit(-1) > limit {
-		debug.SetMemoryLimit(limit)
-	}
-	debug.SetGCPercent(-1)
 }

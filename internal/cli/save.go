@@ -20,14 +20,10 @@ type globals struct {
 	db string
 }
 
-// open opens the results database (--db, or the default location).
-func (g *globals) open(ctx context.Context) (*results.Store, error) {
-	return results.OpenAt(ctx, g.db)
-}
-
-// withStore opens the results database for fn and closes it after.
+// withStore opens the results database (--db, or the default location)
+// for fn and closes it after.
 func (g *globals) withStore(ctx context.Context, fn func(*results.Store) error) error {
-	st, err := g.open(ctx)
+	st, err := results.OpenAt(ctx, g.db)
 	if err != nil {
 		return err
 	}
@@ -51,15 +47,6 @@ func (sf *saveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&sf.report, "report", "", "also write the run as a self-contained HTML page to FILE (see 'objbench report')")
 }
 
-// parseLabels reads k=v pairs.
-func parseLabels(pairs []string) (map[string]string, error) {
-	l, err := results.ParseLabels(pairs)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return l, nil
-}
-
 // check validates the flags before any work starts.
 func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.keep < 0 {
@@ -68,7 +55,31 @@ func (sf *saveFlags) check() (map[string]string, error) {
 	if err := report.CheckPath(sf.report); err != nil {
 		return nil, usageError{err}
 	}
-	return parseLabels(sf.labels)
+	l, err := results.ParseLabels(sf.labels)
+	return l, asUsage(err)
+}
+
+// outFlags say where a measuring command's result goes: JSON or text, to
+// -o FILE or standard output, with a progress line or --quiet.
+type outFlags struct {
+	jsonOut bool
+	output  string
+	quiet   bool
+}
+
+// register adds --json (its usage says what is printed), -o and, unless
+// quietUsage is "", -q.
+func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
+	fl.BoolVar(&o.jsonOut, "json", false, jsonUsage)
+	fl.StringVarP(&o.output, "output", "o", "", "write the output to FILE instead of standard output")
+	if quietUsage != "" {
+		fl.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
+	}
+}
+
+// status is the command's progress line: drawn on a terminal unless --quiet.
+func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
+	return report.NewStatusLine(stderr, !o.quiet && isTerminal(stdout))
 }
 
 // save encodes a finished (or interrupted) document once, stores it with
@@ -101,12 +112,12 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 // finish is the end of every measuring command: the document to -o FILE
 // or standard output (JSON or text), then saved (see save); an interrupted
 // run exits as such, else with runErr.
-func finish(g *globals, sf *saveFlags, output string, jsonOut bool, d document.Doc, text func(io.Writer) error,
+func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(io.Writer) error,
 	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
-	if jsonOut {
+	if out.jsonOut {
 		text = func(w io.Writer) error { return report.WriteDoc(w, d) }
 	}
-	if err := report.WriteOutput(output, stdout, text); err != nil {
+	if err := report.WriteOutput(out.output, stdout, text); err != nil {
 		return err
 	}
 	if err := save(g, sf, d, histograms, kept, stderr); err != nil {

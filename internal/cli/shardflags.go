@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -30,10 +29,7 @@ func (sf *shardFlags) register(fl *pflag.FlagSet) {
 // the run id to use (the shared one, or a new one).
 func (sf *shardFlags) spec() (shard.Spec, string, error) {
 	s, err := shard.ResolveRun(sf.f, os.Getenv, document.NewRunID)
-	if err != nil {
-		return s, "", usagef("%w", err)
-	}
-	return s, s.RunID, nil
+	return s, s.RunID, asUsage(err)
 }
 
 // begin opens the results place, resolves the start and measures the clock
@@ -41,12 +37,7 @@ func (sf *shardFlags) spec() (shard.Spec, string, error) {
 func (sf *shardFlags) begin(ctx context.Context, s shard.Spec, env *target.Env) (*shard.Run, error) {
 	c := sf.f.Configure(s)
 	c.Open, c.Setup, c.Prefix = env.OpenOther, env.Setup.Backend, env.Prefix
-	r, err := shard.Begin(ctx, c)
-	var ue shard.UsageError
-	if errors.As(err, &ue) {
-		return nil, usageError{ue.Err}
-	}
-	return r, err
+	return shard.Begin(ctx, c) // its mistakes in the settings are shard.UsageErrors
 }
 
 // addTo adds the shard's options to the document's.
@@ -64,10 +55,7 @@ func (sf *shardFlags) registerPlace(fl *pflag.FlagSet) {
 // place resolves the shard of strategies or probe (see shard.Flags.Place).
 func (sf *shardFlags) place(prefix *string, pool bool, counts ...*int) (shard.Spec, error) {
 	s, err := sf.f.Place(os.Getenv, prefix, pool, counts...)
-	if err != nil {
-		return s, usagef("%w", err)
-	}
-	return s, nil
+	return s, asUsage(err)
 }
 
 // probeOptions are probe's round options for this shard: its share of

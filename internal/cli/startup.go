@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -16,8 +15,8 @@ import (
 type startupFlags struct {
 	saveFlags
 	startup.Settings
-	envLabel, output string
-	jsonOut, quiet   bool
+	envLabel string
+	out      outFlags
 }
 
 func newStartupCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -43,9 +42,7 @@ func newStartupCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.Timeout, "timeout", 30*time.Second, "bound on each run; a run beyond it is a timeout")
 	fl.Int64Var(&f.Seed, "seed", 1, "seed of the generated modules (the same seed, the same modules)")
 	fl.StringVar(&f.envLabel, "env-label", "", "name of this environment (stored as label env=NAME)")
-	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 startup document")
-	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	f.out.register(fl, "print the objbench/v1 startup document", "no progress line")
 	return cmd
 }
 
@@ -61,18 +58,12 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	if err != nil {
 		return usageError{err}
 	}
-	progressOn := !f.quiet && isTerminal(stdout)
-	o.Progress = func(s string, done, total int) {
-		if progressOn {
-			fmt.Fprintf(stderr, "\r%-12s %d/%d runs%20s", s, done, total, "")
-		}
-	}
+	status := f.out.status(stdout, stderr)
+	o.Progress = func(s string, done, total int) { status.Printf("%-12s %d/%d runs", s, done, total) }
 	runID := document.NewRunID()
 	started := time.Now()
 	res, runErr := startup.Run(ctx, o)
-	if progressOn {
-		fmt.Fprintf(stderr, "\r%60s\r", "")
-	}
+	status.Clear()
 	if res == nil {
 		return runErr
 	}
@@ -82,5 +73,5 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	env.Options = f.AsMap()
 	doc := res.Document(env, f.envLabel)
 	textOf := func(w io.Writer) error { return report.WriteStartupText(w, doc) }
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)
+	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

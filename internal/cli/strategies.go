@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -27,9 +26,7 @@ type strategiesFlags struct {
 	expectContinue bool
 	keysFrom       string
 	ops            string
-	jsonOut        bool
-	output         string
-	quiet          bool
+	out            outFlags
 	shards         shardFlags
 }
 
@@ -55,9 +52,7 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
 	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
 	fl.StringVar(&f.keysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
-	fl.BoolVar(&f.jsonOut, "json", false, `print {"schema": "objbench/v1", "strategies": [...]}`)
-	fl.StringVarP(&f.output, "output", "o", "", "write the output to FILE instead of standard output")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	f.out.register(fl, `print {"schema": "objbench/v1", "strategies": [...]}`, "no progress line")
 	f.viewFlags.register(fl, false)
 	f.shards.registerPlace(fl)
 	return cmd
@@ -76,13 +71,9 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if err != nil {
 		return usageError{err}
 	}
-	var keys []string
-	if f.keysFrom != "" {
-		if keys, err = load.ReadKeys(f.keysFrom); errors.Is(err, load.ErrNoKeys) {
-			return usageError{err}
-		} else if err != nil {
-			return err
-		}
+	keys, err := load.ReadKeys(f.keysFrom)
+	if err != nil {
+		return usageIs(err, load.ErrNoKeys)
 	}
 	spec, err := f.shards.place(&f.Prefix, false, &f.objects, &f.parallel)
 	if err != nil {
@@ -98,10 +89,8 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		return err
 	}
 	defer env.Close()
-	if len(keys) > 0 {
-		for i, k := range keys {
-			keys[i] = env.Target.Prefix + k
-		}
+	for i, k := range keys {
+		keys[i] = env.Target.Prefix + k
 	}
 	specs := load.Strategies(load.SDKUpload(env.Target.Scheme), f.parallel)
 	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", runID, started)}
@@ -109,27 +98,19 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	doc.Options = map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
 		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}
 	f.shards.addTo(doc.Options, spec)
-	var labRTT time.Duration
-	if env.Lab != nil {
-		labRTT = env.Lab.Link().RTT
-	}
-	progressOn := !f.quiet && isTerminal(stdout)
+	status := f.out.status(stdout, stderr)
 	sweep := &load.StrategySweep{
 		NewClient: func(spec load.StrategySpec) load.ClientFactory {
 			return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
 		},
 		Timeout: f.Timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
-		Objects: f.objects, Sizes: sizes, RTT: labRTT, Keys: keys, SkipDownloads: skipDownloads,
+		Objects: f.objects, Sizes: sizes, RTT: env.LabRTT(), Keys: keys, SkipDownloads: skipDownloads,
 		Progress: func(op string, size int64, spec load.StrategySpec) {
-			if progressOn {
-				fmt.Fprintf(stderr, "\r%-60s", fmt.Sprintf("%s %d × %s: %s", op, f.objects, units.FormatSize(size), spec.Name))
-			}
+			status.Printf("%s %d × %s: %s", op, f.objects, units.FormatSize(size), spec.Name)
 		},
 	}
 	all, runErr, cerr := sweep.Run(ctx, specs)
-	if progressOn {
-		fmt.Fprintf(stderr, "\r%-60s\r", "")
-	}
+	status.Clear()
 	interrupted := ctx.Err() != nil
 	if cerr != nil {
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
@@ -142,5 +123,5 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		return runErr
 	}
 	textOf := func(w io.Writer) error { return report.WriteStrategiesText(w, doc) }
-	return finish(g, &f.saveFlags, f.output, f.jsonOut, doc, textOf, nil, nil, runErr, stdout, stderr)
+	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

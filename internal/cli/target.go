@@ -53,7 +53,18 @@ func atMostOneTarget(command string) cobra.PositionalArgs {
 	}
 }
 
-// targetArg is the TARGET argument, or "" (the lab) without one.
+// atMostOneProfile accepts an optional PROFILE argument (lab, lab check).
+func atMostOneProfile(command string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return usagef("%s takes at most one PROFILE, got %q", command, strings.Join(args, " "))
+		}
+		return nil
+	}
+}
+
+// targetArg is the optional argument, TARGET or PROFILE, or "" without
+// one (the lab; its default profile).
 func targetArg(args []string) string {
 	if len(args) == 0 {
 		return ""

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -28,10 +27,7 @@ func (v *viewFlags) register(fl *pflag.FlagSet, withDetail bool) {
 // loadPrices reads --prices; a file that cannot be used is a usage error.
 func (v *viewFlags) loadPrices() (analysis.Prices, error) {
 	p, err := analysis.LoadPrices(v.prices)
-	if errors.Is(err, analysis.ErrPrices) {
-		return nil, usageError{err}
-	}
-	return p, err
+	return p, usageIs(err, analysis.ErrPrices)
 }
 
 // text renders a run or probe document: the summary, or every table.

@@ -182,4 +182,3 @@ func opsText(m map[string]int, only ...string) string {
 	}
 	return units.FormatCounts(m)
 }
-

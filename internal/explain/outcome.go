@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
@@ -21,8 +22,12 @@ const (
 	ExitNotFound = 127
 )
 
-// CheckAPIs refuses an endpoint the lab cannot serve (a usage error).
-func CheckAPIs(apis []string) error {
+// Check refuses an endpoint the lab cannot serve and a negative
+// --timeout (usage errors).
+func Check(apis []string, timeout time.Duration) error {
+	if timeout < 0 {
+		return fmt.Errorf("--timeout %s must not be negative", timeout)
+	}
 	for _, a := range apis {
 		if a != "s3" && a != "gcs" && a != "azure" {
 			return fmt.Errorf("--apis %q: use s3, gcs or azure", a)

@@ -3,7 +3,9 @@ package explain
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
@@ -60,11 +62,20 @@ func TestEnded(t *testing.T) {
 	}
 }
 
-func TestCheckAPIs(t *testing.T) {
-	if err := CheckAPIs([]string{"s3", "gcs", "azure"}); err != nil {
-		t.Error(err)
-	}
-	if err := CheckAPIs([]string{"s3", "swift"}); err == nil {
-		t.Error("swift accepted")
+func TestCheck(t *testing.T) {
+	for _, c := range []struct {
+		apis    []string
+		timeout time.Duration
+		want    string // "" for accepted
+	}{
+		{[]string{"s3", "gcs", "azure"}, 0, ""},
+		{[]string{"s3"}, time.Minute, ""},
+		{[]string{"s3", "swift"}, 0, `--apis "swift"`},
+		{[]string{"s3"}, -time.Second, "--timeout -1s must not be negative"},
+	} {
+		err := Check(c.apis, c.timeout)
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Check(%q, %s) = %v, want %q", c.apis, c.timeout, err, c.want)
+		}
 	}
 }

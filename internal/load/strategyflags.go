@@ -46,8 +46,11 @@ func SDKUpload(scheme string) storage.UploadStyle {
 var ErrNoKeys = errors.New("names no key")
 
 // ReadKeys reads one key per line, skipping blanks and # comments; a file
-// with none is ErrNoKeys.
+// with none is ErrNoKeys. No path ("", no --keys-from) is no keys.
 func ReadKeys(path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--keys-from: %w", err)

@@ -69,6 +69,9 @@ func TestReadKeys(t *testing.T) {
 	if _, err := ReadKeys(write("empty.txt", "# none\n\n")); !errors.Is(err, ErrNoKeys) {
 		t.Errorf("a file of comments: %v, want ErrNoKeys", err)
 	}
+	if keys, err := ReadKeys(""); keys != nil || err != nil {
+		t.Errorf("no --keys-from: %q, %v, want no keys and no error", keys, err)
+	}
 	if _, err := ReadKeys(filepath.Join(dir, "missing")); err == nil || errors.Is(err, ErrNoKeys) || !strings.Contains(err.Error(), "--keys-from") {
 		t.Errorf("a missing file: %v", err)
 	}

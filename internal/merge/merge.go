@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"time"
@@ -67,6 +68,14 @@ func (r *Result) Label(labels map[string]string) {
 // but decoding a hundred documents makes garbage that the collector would
 // otherwise let grow to twice the live heap.
 const MemoryLimit = 80 << 20
+
+// LimitMemory sets MemoryLimit as the process's soft heap limit, unless
+// the user set GOMEMLIMIT (getenv reads the environment).
+func LimitMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryLimit)
+	}
+}
 
 // Merge merges the shard documents of one run. expect is the shard count
 // to hold them to (0: the count the shards were started with).

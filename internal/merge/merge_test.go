@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"math"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +218,26 @@ func TestResultExpectedAndLabel(t *testing.T) {
 	whole.Label(map[string]string{"env": "ci"})
 	if whole.Doc.Labels["env"] != "ci" || whole.Doc.Labels["shard"] != "kept" {
 		t.Errorf("labels %v", whole.Doc.Labels)
+	}
+}
+
+// TestLimitMemory: merge's soft limit applies unless GOMEMLIMIT is set.
+func TestLimitMemory(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	for _, c := range []struct {
+		env  string
+		want int64
+	}{{"", MemoryLimit}, {"1GiB", math.MaxInt64}} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		LimitMemory(func(k string) string {
+			if k == "GOMEMLIMIT" {
+				return c.env
+			}
+			return ""
+		})
+		if got := debug.SetMemoryLimit(-1); got != c.want {
+			t.Errorf("GOMEMLIMIT=%q: limit %d, want %d", c.env, got, c.want)
+		}
 	}
 }

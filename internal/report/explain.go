@@ -17,6 +17,20 @@ const (
 	timelineRequests = 8
 )
 
+// WriteLabRecord prints what `lab --record` saw, when the lab stops: a
+// note of the requests served beyond the record's bound (dropped), then
+// the explanation, or that no request reached the lab.
+func WriteLabRecord(w io.Writer, d *document.ExplainDocument, dropped int) error {
+	if dropped > 0 {
+		fmt.Fprintf(w, "objbench lab: the record kept the first requests only; %d more were served, not recorded\n", dropped)
+	}
+	if d.Explain.Requests == 0 {
+		_, err := fmt.Fprintln(w, "objbench lab: no request reached the lab")
+		return err
+	}
+	return WriteExplainText(w, d)
+}
+
 // WriteExplainText writes an explanation: the figures per object, the
 // per-connection timeline, the findings and the cost.
 func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {

@@ -53,6 +53,34 @@ func TestWriteExplainTextGolden(t *testing.T) {
 	golden(t, "explain.txt.golden", buf.Bytes())
 }
 
+func TestWriteLabRecord(t *testing.T) {
+	t.Parallel()
+	full := explainFixture()
+	var text bytes.Buffer
+	if err := WriteExplainText(&text, full); err != nil {
+		t.Fatal(err)
+	}
+	const note = "objbench lab: the record kept the first requests only; 3 more were served, not recorded\n"
+	const none = "objbench lab: no request reached the lab\n"
+	empty := explainFixture()
+	empty.Explain.Requests = 0
+	for _, c := range []struct {
+		name    string
+		d       *document.ExplainDocument
+		dropped int
+		want    string
+	}{
+		{"recorded", full, 0, text.String()},
+		{"bound reached", full, 3, note + text.String()},
+		{"no request", empty, 0, none},
+	} {
+		var buf bytes.Buffer
+		if err := WriteLabRecord(&buf, c.d, c.dropped); err != nil || buf.String() != c.want {
+			t.Errorf("%s: wrote %q (%v), want %q", c.name, buf.String(), err, c.want)
+		}
+	}
+}
+
 func TestWriteExplainHTMLGolden(t *testing.T) {
 	t.Parallel()
 	d := explainFixture()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 )
 
 // WriteHTMLFile writes the page to path through a file next to path and renames it into place,
@@ -68,6 +69,15 @@ func WriteAfterRun(path string, sr *analysis.Run, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", path)
 	return nil
+}
+
+// WriteProbesPage writes probe --report FILE: one page of the round on
+// every target (nothing without a path or a round).
+func WriteProbesPage(path string, docs []*document.Document) error {
+	if path == "" || len(docs) == 0 {
+		return nil
+	}
+	return WriteHTMLFile(path, PageInput(analysis.ProbeRuns(docs), ""))
 }
 
 // CheckPath fails before a run starts when --report cannot be written:

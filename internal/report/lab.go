@@ -83,6 +83,20 @@ func WriteLabCheckJSON(w io.Writer, modes []LabCheckMode, pass bool) error {
 	return enc.Encode(map[string]any{"schema": "objbench/v1", "lab_check": modes, "pass": pass})
 }
 
+// WriteLabCheckResult prints lab check's modes as JSON or as tables, then,
+// as text, that every phase passed when no row failed.
+func WriteLabCheckResult(w io.Writer, modes []LabCheckMode, failed int, jsonOut bool) error {
+	if jsonOut {
+		return WriteLabCheckJSON(w, modes, failed == 0)
+	}
+	WriteLabCheck(w, modes)
+	if failed == 0 {
+		_, err := fmt.Fprintln(w, "lab check: every phase within tolerance")
+		return err
+	}
+	return nil
+}
+
 // WriteLabCheck prints lab check's table per mode: each row's raw request,
 // then each SDK; a row passes only when every client does.
 func WriteLabCheck(w io.Writer, modes []LabCheckMode) {

@@ -80,6 +80,34 @@ func TestWriteSaved(t *testing.T) {
 	}
 }
 
+func TestWriteProbesPage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := fixture()
+	d.Command = "probe"
+	for _, c := range []struct {
+		name  string
+		path  string
+		docs  []*document.Document
+		wrote bool
+	}{
+		{"no --report", "", []*document.Document{d}, false},
+		{"no round", filepath.Join(dir, "none.html"), nil, false},
+		{"a round", filepath.Join(dir, "round.html"), []*document.Document{d, d}, true},
+	} {
+		if err := WriteProbesPage(c.path, c.docs); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.path == "" {
+			continue
+		}
+		b, err := os.ReadFile(c.path)
+		if wrote := err == nil && bytes.Contains(b, []byte("<html")); wrote != c.wrote {
+			t.Errorf("%s: page written %v, want %v (%v)", c.name, wrote, c.wrote, err)
+		}
+	}
+}
+
 func TestWriteProbes(t *testing.T) {
 	t.Parallel()
 	d := &document.Document{Envelope: document.NewEnvelope("probe", "p1", time.Unix(0, 0))}

@@ -68,3 +68,32 @@ func (p *Progress) Done() {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
 	}
 }
+
+// StatusLine is one line of progress on a terminal, redrawn in place
+// (strategies, idle-timeout, startup); off, it is silent.
+type StatusLine struct {
+	w       io.Writer
+	on      bool
+	lastLen int
+}
+
+// NewStatusLine draws on w when on (a terminal, and not --quiet).
+func NewStatusLine(w io.Writer, on bool) *StatusLine { return &StatusLine{w: w, on: on} }
+
+// Printf redraws the line, padded over a longer last one.
+func (s *StatusLine) Printf(format string, a ...any) {
+	if !s.on {
+		return
+	}
+	line := fmt.Sprintf(format, a...)
+	fmt.Fprintf(s.w, "\r%s%s", line, strings.Repeat(" ", max(s.lastLen-len(line), 0)))
+	s.lastLen = len(line)
+}
+
+// Clear erases the line.
+func (s *StatusLine) Clear() {
+	if s.on && s.lastLen > 0 {
+		fmt.Fprintf(s.w, "\r%s\r", strings.Repeat(" ", s.lastLen))
+	}
+	s.lastLen = 0
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -12,6 +13,24 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/results"
 )
+
+// WriteRuns prints the runs `objbench runs` lists: {"runs": [...]} with
+// jsonOut, else the table, or a line saying none match. The output is
+// buffered (thousands of rows: few writes).
+func WriteRuns(w io.Writer, runs []results.Listed, jsonOut bool) error {
+	out := bufio.NewWriterSize(w, 64<<10)
+	switch {
+	case jsonOut:
+		if err := WriteRunsJSON(out, runs); err != nil {
+			return err
+		}
+	case len(runs) == 0:
+		out.WriteString("no saved runs match\n")
+	default:
+		WriteRunsTable(out, runs)
+	}
+	return out.Flush()
+}
 
 // WriteRunsJSON prints {"runs": [...]}, one run per line, each as
 // json.Marshal would write {run_id, started_at, command, target, labels,

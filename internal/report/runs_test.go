@@ -21,6 +21,27 @@ func listed(id, target string, dur float64, interrupted bool, labels map[string]
 		StartedAt: time.Date(2026, 11, 23, 10, 4, 5, 0, time.UTC), LabelsJSON: string(js)}
 }
 
+func TestWriteRuns(t *testing.T) {
+	t.Parallel()
+	runs := []results.Listed{listed("r1", "s3://b", 1.5, false, nil)}
+	for _, c := range []struct {
+		name    string
+		runs    []results.Listed
+		jsonOut bool
+		want    string
+	}{
+		{"table", runs, false, "RUN "},
+		{"none", nil, false, "no saved runs match\n"},
+		{"json", runs, true, `{"run_id":"r1"`},
+		{"json of none", nil, true, `"runs": []`},
+	} {
+		var buf bytes.Buffer
+		if err := WriteRuns(&buf, c.runs, c.jsonOut); err != nil || !strings.Contains(buf.String(), c.want) {
+			t.Errorf("%s: wrote %q (%v), want %q in it", c.name, buf.String(), err, c.want)
+		}
+	}
+}
+
 // TestRunsJSONMatchesEncodingJSON: the hand-appended rows of `runs --json`
 // decode to what encoding/json would have written, escapes included.
 func TestRunsJSONMatchesEncodingJSON(t *testing.T) {

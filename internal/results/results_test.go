@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -203,5 +205,23 @@ func TestDecodeLabels(t *testing.T) {
 	}
 	if got := decodeLabels(`{"a":"b"`); got != nil {
 		t.Errorf("broken JSON decoded to %v", got)
+	}
+}
+
+// TestListingGC: the collector is off and the heap bounded at 512 MiB,
+// or lower when the user set GOMEMLIMIT lower.
+func TestListingGC(t *testing.T) {
+	prevLimit, prevPercent := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetMemoryLimit(prevLimit); debug.SetGCPercent(prevPercent) })
+	for _, c := range []struct{ before, want int64 }{{math.MaxInt64, 512 << 20}, {100 << 20, 100 << 20}} {
+		debug.SetMemoryLimit(c.before)
+		debug.SetGCPercent(100)
+		ListingGC()
+		if got := debug.SetMemoryLimit(-1); got != c.want {
+			t.Errorf("limit %d before: %d after, want %d", c.before, got, c.want)
+		}
+		if got := debug.SetGCPercent(100); got != -1 {
+			t.Errorf("GC percent %d, want -1 (off)", got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
@@ -29,6 +30,9 @@ type Run struct {
 	ready time.Time
 	// Late is how far after StartAt the first step began.
 	Late time.Duration
+	// sharded is a run of several shards (not one writing --results-to):
+	// its document is saved under the shard's own id.
+	sharded bool
 }
 
 // startDoc is RUN/start.json, the start time shard 0 resolved.
@@ -183,6 +187,36 @@ func (r *Run) Write(d *document.Document, hists []map[string][]byte, failed stri
 	return r.Place.Put(ctx, DocName(r.Spec), b)
 }
 
+// Finish ends this process's part after the load: it writes the document
+// (see Write) with why the run stopped early, if it did and was not
+// interrupted, then gives a shard's document the shard's own id, to be
+// saved apart from the merged run. It returns the warnings to print (a
+// failed write when the run had failed already, a window that began late)
+// and the run's error: runErr, else a failed write. A nil Run returns
+// runErr.
+func (r *Run) Finish(d *document.Document, hists []map[string][]byte, runErr error, interrupted bool) ([]string, error) {
+	if r == nil {
+		return nil, runErr
+	}
+	failed := ""
+	if runErr != nil && !interrupted {
+		failed = strings.Join(strings.Fields(runErr.Error()), " ")
+	}
+	var warnings []string
+	if err := r.Write(d, hists, failed); err != nil && runErr == nil {
+		runErr = err
+	} else if err != nil {
+		warnings = append(warnings, err.Error())
+	}
+	if r.Late > 0 {
+		warnings = append(warnings, fmt.Sprintf("warning: this shard was ready %s after the start time: its window began late", r.Late.Round(time.Millisecond)))
+	}
+	if r.sharded {
+		d.RunID = r.Spec.LocalID()
+	}
+	return warnings, runErr
+}
+
 // Config is what a measuring command passes to Begin.
 type Config struct {
 	Spec Spec
@@ -207,7 +241,7 @@ func Begin(ctx context.Context, c Config) (*Run, error) {
 	if !c.Spec.Active() && c.ResultsTo == "" && c.StartAt == "" && c.StartIn == 0 {
 		return nil, nil
 	}
-	r := &Run{Spec: c.Spec, Prefix: c.Prefix}
+	r := &Run{Spec: c.Spec, Prefix: c.Prefix, sharded: c.Spec.Active()}
 	if c.ResultsTo != "" {
 		if !c.Spec.Active() {
 			r.Spec = Spec{Index: 0, Count: 1, RunID: c.Spec.RunID, Engine: EngineFlag}

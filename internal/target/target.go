@@ -215,6 +215,15 @@ func (e *Env) Info() document.TargetInfo {
 	return document.TargetInfo{URL: e.Target.String(), Provider: e.Target.Scheme, Endpoint: e.Endpoint, Region: e.Options.Region}
 }
 
+// LabRTT is the lab link's round trip, the unit strategies counts in (0
+// off the lab: the rows then count no round trips).
+func (e *Env) LabRTT() time.Duration {
+	if e.Lab == nil {
+		return 0
+	}
+	return e.Lab.Link().RTT
+}
+
 // Close stops the setup client and the lab.
 func (e *Env) Close() {
 	if e.Setup != nil {
