@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -96,5 +97,28 @@ func TestEnvWhere(t *testing.T) {
 	}
 	if got := (&Env{Target: tg}).Where(); got != tg.String() || got == "" {
 		t.Errorf("without one: %q, want %q", got, tg.String())
+	}
+}
+
+// TestEnvLabRTT: strategies counts round trips in the lab link's RTT, and
+// none off the lab.
+func TestEnvLabRTT(t *testing.T) {
+	t.Parallel()
+	s := Settings{Timeout: 30 * time.Second, Upload: "auto", Client: storage.ClientSDK,
+		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: 30 * time.Millisecond, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500}}
+	cfg, err := s.Config("lab:local", LabDefaults{}, func(string) bool { return false }, "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := e.LabRTT(); got != 30*time.Millisecond {
+		t.Errorf("on the lab: %s, want the link's 30ms", got)
+	}
+	if got := (&Env{}).LabRTT(); got != 0 {
+		t.Errorf("off the lab: %s, want 0", got)
 	}
 }
