@@ -9,80 +9,19 @@ connection and TLS handshake.
 
 See ../README.md for the environment it reads and what it writes.
 """
-import json
 import os
 import sys
-import time
 
-from azure.core.exceptions import ResourceNotFoundError
-from azure.storage.blob import BlobServiceClient
-
-VARIANT = "python-azure naive"
-
-
-
-def settings():
-    """N, SIZE, the container, the key prefix, and whether to download."""
-    args = sys.argv[1:]
-    n = int(args[0] if args else os.environ.get("OBJBENCH_OBJECTS", "20"))
-    size = parse_size(args[1] if len(args) > 1 else os.environ.get("OBJBENCH_SIZE", "1KiB"))
-    bucket = os.environ.get("OBJBENCH_CONTAINER", "objbench")
-    prefix = os.environ.get("OBJBENCH_PREFIX", "clients/azure-naive/%d-%d" % (os.getpid(), time.time_ns()))
-    download = os.environ.get("OBJBENCH_OPS", "put,get") != "put"
-    return n, size, bucket, prefix, download
-
-
-def parse_size(s):
-    units = {"KiB": 1 << 10, "MiB": 1 << 20, "KB": 1000, "MB": 1000 * 1000, "B": 1}
-    for u, m in units.items():
-        if s.endswith(u):
-            return int(float(s[: -len(u)]) * m)
-    return int(s)
-
-
-def report(n, size, put_s, get_s):
-    """One line on stdout; a JSON line appended to $OBJBENCH_CLIENT_TIMES."""
-    print("%s: %d objects of %d B: upload %.3f s, download %.3f s" % (VARIANT, n, size, put_s, get_s))
-    if os.environ.get("OBJBENCH_CLIENT_TIMES"):
-        with open(os.environ["OBJBENCH_CLIENT_TIMES"], "a") as f:
-            f.write(json.dumps({"program": VARIANT, "objects": n, "size": size, "put_s": put_s, "get_s": get_s}) + "\n")
-
-
-def upload(service, container, key, body):
-    """ContainerClient.upload_blob, creating the container first if it is
-    missing. Up to 64 MiB (max_single_put_size) it is one Put Blob; above,
-    Put Block per 4 MiB and a Put Block List."""
-    try:
-        service.get_container_client(container).upload_blob(key, body, overwrite=True)
-    except ResourceNotFoundError:
-        service.create_container(container)
-        service.get_container_client(container).upload_blob(key, body, overwrite=True)
-
-
-def download(service, container, key, size):
-    got = service.get_container_client(container).download_blob(key).readall()
-    if len(got) != size:
-        raise RuntimeError("%s: %s: got %d bytes, want %d" % (VARIANT, key, len(got), size))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from task import Task  # noqa: E402  (examples/clients/task.py)
+from provider import download, new_service, upload  # noqa: E402  (this folder's provider.py)
 
 
 def main():
-    n, size, container, prefix, download_too = settings()
-    body = os.urandom(size)
-    keys = ["%s/obj-%05d" % (prefix, i) for i in range(n)]
-    conn = os.environ["AZURE_STORAGE_CONNECTION_STRING"]
-
-    start = time.perf_counter()
-    for key in keys:
-        service = BlobServiceClient.from_connection_string(conn)  # the naive part: a new client per object
-        upload(service, container, key, body)
-    put_s = time.perf_counter() - start
-
-    start = time.perf_counter()
-    if download_too:
-        for key in keys:
-            download(BlobServiceClient.from_connection_string(conn), container, key, size)
-    get_s = time.perf_counter() - start if download_too else 0.0
-    report(n, size, put_s, get_s)
+    t = Task("python-azure naive", bucket_env="OBJBENCH_CONTAINER")
+    # The naive part: a new client per object.
+    t.run(lambda key: upload(new_service(), t.bucket, key, t.body),
+          lambda key: download(new_service(), t.bucket, key))
 
 
 if __name__ == "__main__":

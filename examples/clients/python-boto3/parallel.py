@@ -9,79 +9,22 @@ connection per thread, so N objects cost about N/WORKERS round trips.
 
 See ../README.md for the environment it reads and what it writes.
 """
-import json
 import os
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import ClientError
-
-VARIANT = "python-boto3 parallel"
 
 
-def settings():
-    """N, SIZE, the bucket, the key prefix, and whether to download."""
-    args = sys.argv[1:]
-    n = int(args[0] if args else os.environ.get("OBJBENCH_OBJECTS", "20"))
-    size = parse_size(args[1] if len(args) > 1 else os.environ.get("OBJBENCH_SIZE", "1KiB"))
-    bucket = os.environ.get("OBJBENCH_BUCKET", "objbench")
-    prefix = os.environ.get("OBJBENCH_PREFIX", "clients/boto3-parallel/%d-%d" % (os.getpid(), time.time_ns()))
-    download = os.environ.get("OBJBENCH_OPS", "put,get") != "put"
-    return n, size, bucket, prefix, download
-
-
-def parse_size(s):
-    units = {"KiB": 1 << 10, "MiB": 1 << 20, "KB": 1000, "MB": 1000 * 1000, "B": 1}
-    for u, m in units.items():
-        if s.endswith(u):
-            return int(float(s[: -len(u)]) * m)
-    return int(s)
-
-
-def report(n, size, put_s, get_s):
-    """One line on stdout; a JSON line appended to $OBJBENCH_CLIENT_TIMES."""
-    print("%s: %d objects of %d B: upload %.3f s, download %.3f s" % (VARIANT, n, size, put_s, get_s))
-    if os.environ.get("OBJBENCH_CLIENT_TIMES"):
-        with open(os.environ["OBJBENCH_CLIENT_TIMES"], "a") as f:
-            f.write(json.dumps({"program": VARIANT, "objects": n, "size": size, "put_s": put_s, "get_s": get_s}) + "\n")
-
-
-def put(s3, bucket, key, body):
-    """PutObject, creating the bucket first if it is missing."""
-    try:
-        s3.put_object(Bucket=bucket, Key=key, Body=body)
-    except ClientError as e:
-        if e.response["Error"]["Code"] != "NoSuchBucket":
-            raise
-        s3.create_bucket(Bucket=bucket)
-        s3.put_object(Bucket=bucket, Key=key, Body=body)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from task import Task  # noqa: E402  (examples/clients/task.py)
+from provider import get, put  # noqa: E402  (this folder's provider.py)
 
 
 def main():
-    n, size, bucket, prefix, download = settings()
-    workers = int(os.environ.get("OBJBENCH_WORKERS", "10"))
-    body = os.urandom(size)
-    keys = ["%s/obj-%05d" % (prefix, i) for i in range(n)]
-    s3 = boto3.client("s3", config=Config(max_pool_connections=max(workers, 10)))
-
-    def get(key):
-        got = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
-        if len(got) != size:
-            raise RuntimeError("%s: got %d bytes, want %d" % (key, len(got), size))
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        start = time.perf_counter()
-        list(pool.map(lambda key: put(s3, bucket, key, body), keys))
-        put_s = time.perf_counter() - start
-
-        start = time.perf_counter()
-        if download:
-            list(pool.map(get, keys))
-        get_s = time.perf_counter() - start if download else 0.0
-    report(n, size, put_s, get_s)
+    t = Task("python-boto3 parallel")
+    s3 = boto3.client("s3", config=Config(max_pool_connections=max(t.workers, 10)))
+    t.run(lambda key: put(s3, t.bucket, key, t.body), lambda key: get(s3, t.bucket, key), parallel=True)
 
 
 if __name__ == "__main__":

@@ -8,78 +8,21 @@ session) through one storage.Client(), as transfer_manager does.
 
 See ../README.md for the environment it reads and what it writes.
 """
-import json
 import os
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 from google.cloud import storage
-from google.api_core.exceptions import NotFound
-
-VARIANT = "python-gcs parallel"
 
 
-def settings():
-    """N, SIZE, the bucket, the key prefix, and whether to download."""
-    args = sys.argv[1:]
-    n = int(args[0] if args else os.environ.get("OBJBENCH_OBJECTS", "20"))
-    size = parse_size(args[1] if len(args) > 1 else os.environ.get("OBJBENCH_SIZE", "1KiB"))
-    bucket = os.environ.get("OBJBENCH_BUCKET", "objbench")
-    prefix = os.environ.get("OBJBENCH_PREFIX", "clients/gcs-parallel/%d-%d" % (os.getpid(), time.time_ns()))
-    download = os.environ.get("OBJBENCH_OPS", "put,get") != "put"
-    return n, size, bucket, prefix, download
-
-
-def parse_size(s):
-    units = {"KiB": 1 << 10, "MiB": 1 << 20, "KB": 1000, "MB": 1000 * 1000, "B": 1}
-    for u, m in units.items():
-        if s.endswith(u):
-            return int(float(s[: -len(u)]) * m)
-    return int(s)
-
-
-def report(n, size, put_s, get_s):
-    """One line on stdout; a JSON line appended to $OBJBENCH_CLIENT_TIMES."""
-    print("%s: %d objects of %d B: upload %.3f s, download %.3f s" % (VARIANT, n, size, put_s, get_s))
-    if os.environ.get("OBJBENCH_CLIENT_TIMES"):
-        with open(os.environ["OBJBENCH_CLIENT_TIMES"], "a") as f:
-            f.write(json.dumps({"program": VARIANT, "objects": n, "size": size, "put_s": put_s, "get_s": get_s}) + "\n")
-
-def upload(client, bucket_name, key, body):
-    """Blob.upload_from_string, creating the bucket first if it is missing.
-    Up to 8 MiB it is one multipart request; above, a resumable upload
-    (an initiation request, then the data)."""
-    try:
-        client.bucket(bucket_name).blob(key).upload_from_string(body)
-    except NotFound:
-        client.create_bucket(bucket_name)
-        client.bucket(bucket_name).blob(key).upload_from_string(body)
-
-
-def download(client, bucket_name, key, size):
-    got = client.bucket(bucket_name).blob(key).download_as_bytes()
-    if len(got) != size:
-        raise RuntimeError("%s: %s: got %d bytes, want %d" % (VARIANT, key, len(got), size))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from task import Task  # noqa: E402  (examples/clients/task.py)
+from provider import download, upload  # noqa: E402  (this folder's provider.py)
 
 
 def main():
-    n, size, bucket, prefix, download_too = settings()
-    workers = int(os.environ.get("OBJBENCH_WORKERS", "10"))
-    body = os.urandom(size)
-    keys = ["%s/obj-%05d" % (prefix, i) for i in range(n)]
+    t = Task("python-gcs parallel")
     client = storage.Client()
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        start = time.perf_counter()
-        list(pool.map(lambda key: upload(client, bucket, key, body), keys))
-        put_s = time.perf_counter() - start
-
-        start = time.perf_counter()
-        if download_too:
-            list(pool.map(lambda key: download(client, bucket, key, size), keys))
-        get_s = time.perf_counter() - start if download_too else 0.0
-    report(n, size, put_s, get_s)
+    t.run(lambda key: upload(client, t.bucket, key, t.body), lambda key: download(client, t.bucket, key), parallel=True)
 
 
 if __name__ == "__main__":
