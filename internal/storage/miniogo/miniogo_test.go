@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,20 +12,6 @@ import (
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/storagetest"
 )
-
-// minioServer returns the test MinIO's settings; it skips when the services
-// are not up, except on CI, where a skip would hide a failure.
-func minioServer(t testing.TB) (endpoint string, creds *storage.StaticCredentials) {
-	t.Helper()
-	ep, ak, sk := os.Getenv("OBJBENCH_TEST_S3_ENDPOINT"), os.Getenv("OBJBENCH_TEST_S3_ACCESS_KEY"), os.Getenv("OBJBENCH_TEST_S3_SECRET_KEY")
-	if ep == "" || ak == "" || sk == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("OBJBENCH_TEST_S3_* not set on CI: run the tests through scripts/test")
-		}
-		t.Skip("MinIO not running: start it with scripts/services up")
-	}
-	return ep, &storage.StaticCredentials{AccessKeyID: ak, SecretAccessKey: sk}
-}
 
 func open(t testing.TB, bucket, endpoint string, creds *storage.StaticCredentials, upload storage.UploadStyle) *Backend {
 	t.Helper()
@@ -40,15 +24,9 @@ func open(t testing.TB, bucket, endpoint string, creds *storage.StaticCredential
 	return b
 }
 
-func randomBucket() string {
-	p := make([]byte, 4)
-	_, _ = rand.Read(p)
-	return "objbench-test-" + hex.EncodeToString(p)
-}
-
 func testBucket(t *testing.T, ep string, creds *storage.StaticCredentials) string {
 	t.Helper()
-	bucket := randomBucket()
+	bucket := storagetest.RandomBucket()
 	b := open(t, bucket, ep, creds, "")
 	if err := b.CreateBucket(context.Background()); err != nil {
 		t.Fatal(err)
@@ -62,7 +40,7 @@ func testBucket(t *testing.T, ep string, creds *storage.StaticCredentials) strin
 }
 
 func TestConformanceMinIO(t *testing.T) {
-	ep, creds := minioServer(t)
+	ep, creds := storagetest.MinIO(t)
 	bucket := testBucket(t, ep, creds)
 	storagetest.Run(t, func(t *testing.T) storage.Backend { return open(t, bucket, ep, creds, "") })
 }
@@ -81,7 +59,7 @@ func TestConformanceEmbedded(t *testing.T) {
 // Every upload style stores the same bytes, including an empty object and
 // one of several parts.
 func TestUploadStylesMinIO(t *testing.T) {
-	ep, creds := minioServer(t)
+	ep, creds := storagetest.MinIO(t)
 	bucket := testBucket(t, ep, creds)
 	ctx := context.Background()
 	for _, style := range []storage.UploadStyle{storage.UploadAuto, storage.UploadSingle, storage.UploadMultipart} {
@@ -108,7 +86,7 @@ func TestUploadStylesMinIO(t *testing.T) {
 }
 
 func TestBadInputMinIO(t *testing.T) {
-	ep, creds := minioServer(t)
+	ep, creds := storagetest.MinIO(t)
 	ctx := context.Background()
 	wrong := &storage.StaticCredentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: "not-the-secret"}
 	tests := []struct {
@@ -116,9 +94,9 @@ func TestBadInputMinIO(t *testing.T) {
 		b     *Backend
 		class storage.ErrorClass
 	}{
-		{"wrong secret", open(t, randomBucket(), ep, wrong, ""), storage.ClassAccessDenied},
-		{"refused", open(t, randomBucket(), "http://127.0.0.1:1", creds, ""), storage.ClassReset},
-		{"wrong key id", open(t, randomBucket(), ep, &storage.StaticCredentials{AccessKeyID: "nobody", SecretAccessKey: "x"}, ""), storage.ClassAccessDenied},
+		{"wrong secret", open(t, storagetest.RandomBucket(), ep, wrong, ""), storage.ClassAccessDenied},
+		{"refused", open(t, storagetest.RandomBucket(), "http://127.0.0.1:1", creds, ""), storage.ClassReset},
+		{"wrong key id", open(t, storagetest.RandomBucket(), ep, &storage.StaticCredentials{AccessKeyID: "nobody", SecretAccessKey: "x"}, ""), storage.ClassAccessDenied},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +109,7 @@ func TestBadInputMinIO(t *testing.T) {
 			}
 		})
 	}
-	missing := open(t, randomBucket(), ep, creds, "")
+	missing := open(t, storagetest.RandomBucket(), ep, creds, "")
 	if ok, err := missing.BucketExists(ctx); ok || err != nil {
 		t.Errorf("missing bucket: exists %v err %v", ok, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/storage/storagetest"
 )
 
 // recordingTransport keeps what each request put on the wire.
@@ -80,7 +81,7 @@ func (w wireRequest) describe() string {
 // request by request, for every operation objbench makes and every upload
 // style, errors included.
 func TestLeanStackSameRequest(t *testing.T) {
-	ep, creds := minio(t)
+	ep, creds := storagetest.MinIO(t)
 	bucket := testBucket(t, ep, creds)
 	ctx := context.Background()
 	run := func(lean bool, attempts int, prefix string) []wireRequest {

@@ -3,8 +3,6 @@ package s3
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,20 +21,6 @@ import (
 	"github.com/objbench/objbench/internal/storage/storagetest"
 )
 
-// minio returns the test MinIO's settings; it skips when the services are
-// not up, except on CI, where a skip would hide a failure.
-func minio(t testing.TB) (endpoint string, creds *storage.StaticCredentials) {
-	t.Helper()
-	ep, ak, sk := os.Getenv("OBJBENCH_TEST_S3_ENDPOINT"), os.Getenv("OBJBENCH_TEST_S3_ACCESS_KEY"), os.Getenv("OBJBENCH_TEST_S3_SECRET_KEY")
-	if ep == "" || ak == "" || sk == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("OBJBENCH_TEST_S3_* not set on CI: run the tests through scripts/test")
-		}
-		t.Skip("MinIO not running: start it with scripts/services up")
-	}
-	return ep, &storage.StaticCredentials{AccessKeyID: ak, SecretAccessKey: sk}
-}
-
 func open(t *testing.T, bucket, endpoint string, creds *storage.StaticCredentials) *Backend {
 	t.Helper()
 	b, err := New(context.Background(), storage.Target{Scheme: "s3", Bucket: bucket},
@@ -47,17 +31,11 @@ func open(t *testing.T, bucket, endpoint string, creds *storage.StaticCredential
 	return b
 }
 
-func randomBucket() string {
-	p := make([]byte, 4)
-	_, _ = rand.Read(p)
-	return "objbench-test-" + hex.EncodeToString(p)
-}
-
 // testBucket creates a fresh bucket on the test MinIO and removes it when
 // the test is done (the suite has deleted its objects by then).
 func testBucket(t *testing.T, ep string, creds *storage.StaticCredentials) string {
 	t.Helper()
-	bucket := randomBucket()
+	bucket := storagetest.RandomBucket()
 	b := open(t, bucket, ep, creds)
 	ok, err := b.BucketExists(context.Background())
 	if err != nil {
@@ -77,7 +55,7 @@ func testBucket(t *testing.T, ep string, creds *storage.StaticCredentials) strin
 }
 
 func TestConformanceMinIO(t *testing.T) {
-	ep, creds := minio(t)
+	ep, creds := storagetest.MinIO(t)
 	bucket := testBucket(t, ep, creds)
 	storagetest.Run(t, func(t *testing.T) storage.Backend { return open(t, bucket, ep, creds) })
 }
@@ -94,7 +72,7 @@ func TestConformanceEmbedded(t *testing.T) {
 }
 
 func TestBadInputMinIO(t *testing.T) {
-	ep, creds := minio(t)
+	ep, creds := storagetest.MinIO(t)
 	ctx := context.Background()
 	wrong := &storage.StaticCredentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: "not-the-secret"}
 	tests := []struct {
@@ -102,9 +80,9 @@ func TestBadInputMinIO(t *testing.T) {
 		b     *Backend
 		class storage.ErrorClass
 	}{
-		{"wrong secret", open(t, randomBucket(), ep, wrong), storage.ClassAccessDenied},
-		{"refused", open(t, randomBucket(), "http://127.0.0.1:1", creds), storage.ClassReset},
-		{"wrong key id", open(t, randomBucket(), ep, &storage.StaticCredentials{AccessKeyID: "nobody", SecretAccessKey: "x"}), storage.ClassAccessDenied},
+		{"wrong secret", open(t, storagetest.RandomBucket(), ep, wrong), storage.ClassAccessDenied},
+		{"refused", open(t, storagetest.RandomBucket(), "http://127.0.0.1:1", creds), storage.ClassReset},
+		{"wrong key id", open(t, storagetest.RandomBucket(), ep, &storage.StaticCredentials{AccessKeyID: "nobody", SecretAccessKey: "x"}), storage.ClassAccessDenied},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +101,7 @@ func TestBadInputMinIO(t *testing.T) {
 			}
 		})
 	}
-	missing := open(t, randomBucket(), ep, creds)
+	missing := open(t, storagetest.RandomBucket(), ep, creds)
 	if ok, err := missing.BucketExists(ctx); ok || err != nil {
 		t.Errorf("missing bucket: exists %v err %v", ok, err)
 	}
