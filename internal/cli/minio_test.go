@@ -7,22 +7,17 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/objbench/objbench/internal/storage/storagetest"
 )
 
-// minio returns the test MinIO's endpoint and sets its keys in the
-// environment (the AWS default chain reads them). It skips when the test
-// services are not up, except on CI, where a skip would hide a failure.
+// minio returns the test MinIO's endpoint (see storagetest.MinIO) and sets
+// its keys in the environment (the AWS default chain reads them).
 func minio(t *testing.T) string {
 	t.Helper()
-	ep, ak, sk := os.Getenv("OBJBENCH_TEST_S3_ENDPOINT"), os.Getenv("OBJBENCH_TEST_S3_ACCESS_KEY"), os.Getenv("OBJBENCH_TEST_S3_SECRET_KEY")
-	if ep == "" || ak == "" || sk == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("OBJBENCH_TEST_S3_* not set on CI: run the tests through scripts/test")
-		}
-		t.Skip("MinIO not running: start it with scripts/services up")
-	}
-	t.Setenv("AWS_ACCESS_KEY_ID", ak)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", sk)
+	ep, creds := storagetest.MinIO(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", creds.AccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", creds.SecretAccessKey)
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	return ep
