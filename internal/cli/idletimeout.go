@@ -18,7 +18,7 @@ type idleFlags struct {
 	targetFlags
 	min, max         time.Duration
 	perRound, rounds int
-	jsonOut, quiet   bool
+	out              outFlags // --json and -q (its one table needs no -o)
 }
 
 func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -39,8 +39,8 @@ func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.max, "max", 120*time.Second, "longest idle time probed")
 	fl.IntVar(&f.perRound, "probes", 8, "probes per round, run at once")
 	fl.IntVar(&f.rounds, "rounds", 3, "rounds at most")
-	fl.BoolVar(&f.jsonOut, "json", false, "print the result and every probe as JSON")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	fl.BoolVar(&f.out.jsonOut, "json", false, "print the result and every probe as JSON")
+	fl.BoolVarP(&f.out.quiet, "quiet", "q", false, "no progress line")
 	return cmd
 }
 
@@ -54,7 +54,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 		return err
 	}
 	defer env.Close()
-	status := report.NewStatusLine(stderr, !f.quiet && isTerminal(stdout))
+	status := f.out.status(stdout, stderr)
 	search.NewClient = env.Factory(nettrace.Pooled, false, env.Options.Upload, 1)
 	search.Progress = func(round int, idles []time.Duration) {
 		status.Printf("round %d: probing %s … %s idle", round, idles[0], idles[len(idles)-1])
@@ -64,7 +64,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
-	if f.jsonOut {
+	if f.out.jsonOut {
 		if werr := report.WriteIdleJSON(stdout, env.Info(), env.LabInfo, res); werr != nil {
 			return werr
 		}

@@ -113,7 +113,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		keep = 0
 	}
 	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, keep)
-	progress := report.NewProgress(stderr, !f.out.quiet && isTerminal(stdout))
+	progress := report.NewProgress(stderr, f.out.statusOn(stdout))
 	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{

@@ -77,9 +77,12 @@ func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 	}
 }
 
-// status is the command's progress line: drawn on a terminal unless --quiet.
+// statusOn says whether progress is drawn: on a terminal, unless --quiet.
+func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && isTerminal(stdout) }
+
+// status is the command's progress line (see statusOn), on stderr.
 func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
-	return report.NewStatusLine(stderr, !o.quiet && isTerminal(stdout))
+	return report.NewStatusLine(stderr, o.statusOn(stdout))
 }
 
 // save encodes a finished (or interrupted) document once, stores it with

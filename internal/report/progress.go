@@ -13,20 +13,18 @@ import (
 // Progress draws one status line of a run's steps on a terminal; off, it
 // is silent. Its methods are safe from the runner's progress goroutine.
 type Progress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	on      bool
-	i, n    int
-	lastLen int
+	mu   sync.Mutex
+	line StatusLine
+	i, n int
 	// Suffix, when set, adds the last interval's figures to the line.
 	Suffix func() string
 }
 
 // NewProgress draws on w when on (a terminal).
-func NewProgress(w io.Writer, on bool) *Progress { return &Progress{w: w, on: on} }
+func NewProgress(w io.Writer, on bool) *Progress { return &Progress{line: StatusLine{w: w, on: on}} }
 
 // On reports whether the line is drawn (a terminal).
-func (p *Progress) On() bool { return p.on }
+func (p *Progress) On() bool { return p.line.on }
 
 // Step says step i of n starts.
 func (p *Progress) Step(i, n int) {
@@ -37,7 +35,7 @@ func (p *Progress) Step(i, n int) {
 
 // Update redraws the line: the step's bar, its operations done and time.
 func (p *Progress) Update(st *load.Step, done int64, elapsed time.Duration) {
-	if !p.on {
+	if !p.line.on {
 		return
 	}
 	p.mu.Lock()
@@ -52,25 +50,19 @@ func (p *Progress) Update(st *load.Step, done int64, elapsed time.Duration) {
 	if p.Suffix != nil {
 		line += " " + p.Suffix()
 	}
-	pad := max(p.lastLen-len(line), 0)
-	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
-	p.lastLen = len(line)
+	p.line.Printf("%s", line)
 }
 
 // Done erases the line.
 func (p *Progress) Done() {
-	if !p.on {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lastLen > 0 {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
-	}
+	p.line.Clear()
 }
 
 // StatusLine is one line of progress on a terminal, redrawn in place
-// (strategies, idle-timeout, startup); off, it is silent.
+// (Progress's, and strategies', idle-timeout's and startup's); off, it is
+// silent.
 type StatusLine struct {
 	w       io.Writer
 	on      bool
