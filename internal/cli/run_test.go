@@ -28,14 +28,15 @@ type doc struct {
 	Target  struct{ URL, Provider, Endpoint string }
 	Lab     *struct{ API, Profile string }
 	Results []struct {
-		Workload      string  `json:"workload"`
-		Op            string  `json:"op"`
-		SizeBytes     int64   `json:"size_bytes"`
-		Concurrency   int     `json:"concurrency"`
-		Count         int64   `json:"count"`
-		Errors        int64   `json:"errors"`
-		Reused        float64 `json:"reused_fraction"`
-		AggregateMBps float64 `json:"aggregate_mb_per_s"`
+		Workload      string           `json:"workload"`
+		Op            string           `json:"op"`
+		SizeBytes     int64            `json:"size_bytes"`
+		Concurrency   int              `json:"concurrency"`
+		Count         int64            `json:"count"`
+		Errors        int64            `json:"errors"`
+		ErrorsByClass map[string]int64 `json:"errors_by_class"`
+		Reused        float64          `json:"reused_fraction"`
+		AggregateMBps float64          `json:"aggregate_mb_per_s"`
 		TTFB          struct{ P50 float64 }
 		Phases        map[string]struct{ P50, P99 float64 } `json:"phases_ms"`
 		First         struct {

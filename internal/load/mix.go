@@ -153,7 +153,8 @@ type MixConfig struct {
 // working-set objects (all written by this run) and the next PUTs write
 // them again; at most a tenth of the set is missing at once (the floor):
 // a delete drawn at the floor becomes a PUT, and GETs and HEADs draw among
-// the objects present.
+// the objects present (the floor leaves at least one): no GET or HEAD asks
+// for an object the mix deleted.
 type Mix struct {
 	cfg    MixConfig
 	prefix string
@@ -176,8 +177,9 @@ func NewMix(cfg MixConfig, prefix string) *Mix {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
+	// The floor leaves at least one key present, for the reads to read.
 	m := &Mix{cfg: cfg, prefix: prefix, rng: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)),
-		missing: make([]bool, cfg.Keys), readers: make([]int32, cfg.Keys), slack: max(1, cfg.Keys/10)}
+		missing: make([]bool, cfg.Keys), readers: make([]int32, cfg.Keys), slack: min(max(1, cfg.Keys/10), cfg.Keys-1)}
 	m.opCDF = cdf(cfg.Ops)
 	m.szCDF = cdf(cfg.Sizes)
 	if cfg.Dist.Zipf {
@@ -272,6 +274,11 @@ func (m *Mix) Next() (op string, key int) {
 	key = m.drawKey()
 	for tries := 0; m.missing[key] && tries < 64; tries++ {
 		key = m.drawKey()
+	}
+	if m.missing[key] { // the popular keys are missing: the next present one
+		for d := 1; d < m.cfg.Keys && m.missing[key]; d++ {
+			key = (key + 1) % m.cfg.Keys
+		}
 	}
 	m.readers[key]++
 	return op, key

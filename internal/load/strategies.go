@@ -182,23 +182,31 @@ type StrategyRun struct {
 func (sr *StrategyRun) Run(ctx context.Context, specs []StrategySpec) ([]*StrategyResult, error) {
 	payload := (&Session{}).payload(sr.Size)
 	var results []*StrategyResult
-	var readable []string // keys some upload strategy wrote
+	// The downloads read the objects of the upload strategy that stored
+	// the most (the first to store them all), and only those it stored: a
+	// failed upload leaves no object to ask for.
+	var readable []string
 	for _, spec := range specs {
 		keys := make([]string, sr.Objects)
 		for i := range keys {
 			keys[i] = fmt.Sprintf("%sstrategies/%s/%d", sr.Prefix, spec.Name, i)
 		}
+		var stored Stored
 		do := func(ctx context.Context, b storage.Backend, key string) error {
 			sr.Written.Add(key)
-			return b.Put(ctx, key, newReader(payload), sr.Size)
+			err := b.Put(ctx, key, newReader(payload), sr.Size)
+			if err == nil {
+				stored.Add(key)
+			}
+			return err
 		}
 		res, err := sr.runOne(ctx, spec, "put", keys, do)
 		if err != nil {
 			return results, err
 		}
 		results = append(results, res)
-		if res.Errors == 0 && readable == nil {
-			readable = keys
+		if got := stored.Keys(); len(got) > len(readable) {
+			readable = got
 		}
 		if ctx.Err() != nil {
 			return results, ctx.Err()

@@ -149,6 +149,53 @@ func (k *KeySet) Len() int {
 	return len(k.keys)
 }
 
+// Stored is the keys a write step stored, each once, in the order they were
+// first stored: what the read steps after it may read. A key whose upload
+// failed, or was never made because the step reached its --duration first,
+// is not in it, so a read step never asks for an object that objbench did
+// not write: a not_found there would be objbench's bookkeeping, not the
+// storage's.
+type Stored struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	keys []string
+}
+
+// Add records that key was stored.
+func (k *Stored) Add(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.seen[key] {
+		return
+	}
+	if k.seen == nil {
+		k.seen = map[string]bool{}
+	}
+	k.seen[key] = true
+	k.keys = append(k.keys, key)
+}
+
+// Keys returns the stored keys in the order they were first stored.
+func (k *Stored) Keys() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.keys...)
+}
+
+// readStored is the prepare of read step r: it reads only the keys in
+// from, each once when once (at most r's planned count), else r's planned
+// count spread over them; nothing when none was stored.
+func readStored(r *Step, from *Stored, once bool) func(context.Context) error {
+	return func(context.Context) error {
+		keys := from.Keys()
+		if once || len(keys) == 0 {
+			r.Requests = min(r.Requests, len(keys))
+		}
+		r.Key = func(i int) string { return keys[i%len(keys)] }
+		return nil
+	}
+}
+
 // Session runs the workloads of one run under one prefix.
 type Session struct {
 	Runner *Runner
@@ -260,24 +307,36 @@ func (s *Session) planLatency() []action {
 	for i := range pool {
 		pool[i] = fmt.Sprintf("%spool/%d", s.Prefix, i)
 	}
+	var inPool Stored
+	get := &Step{
+		Workload: Latency, Op: "get", Size: o.PoolSize, Concurrency: max(o.LatencyConcurrency, 1),
+		Requests: s.count(o.Gets), Duration: o.Duration, Do: s.get(o.PoolSize),
+	}
 	acts := []action{{
-		prepare: func(ctx context.Context) error { return s.putAll(ctx, pool, o.PoolSize) },
-		step: &Step{
-			Workload: Latency, Op: "get", Size: o.PoolSize, Concurrency: max(o.LatencyConcurrency, 1),
-			Requests: s.count(o.Gets), Duration: o.Duration,
-			Key: func(int) string { return pool[rand.IntN(len(pool))] },
-			Do:  s.get(o.PoolSize),
+		prepare: func(ctx context.Context) error {
+			if err := s.putAll(ctx, pool, o.PoolSize, &inPool); err != nil {
+				return err
+			}
+			keys := inPool.Keys()
+			if len(keys) == 0 {
+				get.Requests = 0 // nothing to read
+			}
+			get.Key = func(int) string { return keys[rand.IntN(len(keys))] }
+			return nil
 		},
+		step: get,
 	}}
 	for _, size := range o.OpSizes {
 		n := s.count(o.OpCount)
 		key := func(i int) string { return fmt.Sprintf("%slat/%s/%d", s.Prefix, units.FormatSize(size), i%n) }
 		base := Step{Workload: Latency, Size: size, Concurrency: max(o.LatencyConcurrency, 1), Requests: n, Duration: o.Duration, Key: key}
 		put, head, del := base, base, base
-		put.Op, put.Do = "put", s.put(size)
+		var stored Stored
+		put.Op, put.Do = "put", s.putInto(size, &stored)
 		head.Op, head.Do = "head", s.head(size)
 		del.Op, del.Do = "delete", s.delete
-		acts = append(acts, action{step: &put}, action{step: &head}, action{step: &del})
+		acts = append(acts, action{step: &put}, action{prepare: readStored(&head, &stored, true), step: &head},
+			action{prepare: readStored(&del, &stored, true), step: &del})
 	}
 	return acts
 }
@@ -290,13 +349,15 @@ func (s *Session) planThroughput() []action {
 		key := func(i int) string { return fmt.Sprintf("%stp/%s/%d", s.Prefix, units.FormatSize(size), i%n) }
 		base := Step{Workload: Throughput, Size: size, Concurrency: 1, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
-		put.Op, put.Do = "put", s.put(size)
+		var stored Stored
+		put.Op, put.Do = "put", s.putInto(size, &stored)
 		get.Op, get.Do = "get", s.get(size)
 		keys := make([]string, n)
 		for i := range keys {
 			keys[i] = key(i)
 		}
-		acts = append(acts, action{step: &put}, action{step: &get, after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
+		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, true), step: &get,
+			after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
 	}
 	return acts
 }
@@ -309,13 +370,15 @@ func (s *Session) planConcurrency() []action {
 		key := func(i int) string { return fmt.Sprintf("%sconc/%d/%d", s.Prefix, level, i%level) }
 		base := Step{Workload: Concurrency, Size: o.LevelSize, Concurrency: level, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
-		put.Op, put.Do = "put", s.put(o.LevelSize)
+		var stored Stored
+		put.Op, put.Do = "put", s.putInto(o.LevelSize, &stored)
 		get.Op, get.Do = "get", s.get(o.LevelSize)
 		keys := make([]string, min(level, n))
 		for i := range keys {
 			keys[i] = key(i)
 		}
-		acts = append(acts, action{step: &put}, action{step: &get, after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
+		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, false), step: &get,
+			after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
 	}
 	return acts
 }
@@ -335,11 +398,20 @@ func (s *Session) payload(size int64) []byte {
 	return p
 }
 
-func (s *Session) put(size int64) DoFunc {
+func (s *Session) put(size int64) DoFunc { return s.putInto(size, nil) }
+
+// putInto is put that records each key it stored in stored (when not nil),
+// for the read steps after it. Written, which cleanup deletes, holds every
+// key tried, stored or not.
+func (s *Session) putInto(size int64, stored *Stored) DoFunc {
 	p := s.payload(size)
 	return func(ctx context.Context, b storage.Backend, key string) error {
 		s.Written.Add(key)
-		return b.Put(ctx, key, bytes.NewReader(p), size)
+		err := b.Put(ctx, key, bytes.NewReader(p), size)
+		if err == nil && stored != nil {
+			stored.Add(key)
+		}
+		return err
 	}
 }
 
@@ -382,14 +454,16 @@ func (s *Session) delete(ctx context.Context, b storage.Backend, key string) err
 	return err
 }
 
-// putAll writes keys with the setup client, eight at a time.
-func (s *Session) putAll(ctx context.Context, keys []string, size int64) error {
+// putAll writes keys with the setup client, eight at a time, and records
+// each one stored in stored.
+func (s *Session) putAll(ctx context.Context, keys []string, size int64, stored *Stored) error {
 	p := s.payload(size)
 	return parallel(ctx, keys, func(ctx context.Context, key string) error {
 		s.Written.Add(key)
 		if err := s.Setup.Put(ctx, key, bytes.NewReader(p), size); err != nil {
 			return fmt.Errorf("preparing object pool: %w", err)
 		}
+		stored.Add(key)
 		return nil
 	})
 }
