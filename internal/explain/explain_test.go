@@ -274,3 +274,53 @@ func TestRedact(t *testing.T) {
 		t.Errorf("Redact removed too much: %q", got)
 	}
 }
+
+// redactCases are issue 28's forms of a credential on a command line:
+// each argv holds the secret "S3CR3T" (or an AWS key id) once or more,
+// and keeps the words in keep.
+var redactCases = []struct {
+	Name string
+	Argv []string
+	Keep []string
+}{
+	{"url userinfo", []string{"curl", "http://alice:S3CR3T@127.0.0.1:9000/b/k"}, []string{"alice", "127.0.0.1:9000/b/k"}},
+	{"url userinfo, user only", []string{"git", "clone", "https://S3CR3T@example.com/r.git"}, []string{"example.com/r.git"}},
+	{"curl -u", []string{"curl", "-u", "alice:S3CR3T", "http://h/"}, []string{"alice", "http://h/"}},
+	{"curl -u attached", []string{"curl", "-ualice:S3CR3T", "http://h/"}, []string{"alice"}},
+	{"curl --user", []string{"curl", "--user", "alice:S3CR3T", "http://h/"}, []string{"alice"}},
+	{"curl --user=", []string{"curl", "--user=alice:S3CR3T", "http://h/"}, []string{"alice"}},
+	{"authorization header", []string{"curl", "-H", "Authorization: Bearer S3CR3T", "http://h/"}, []string{"Authorization:"}},
+	{"authorization header attached", []string{"curl", "-HAuthorization: AWS4-HMAC-SHA256 Credential=x, Signature=S3CR3T"}, []string{"Authorization"}},
+	{"--header=", []string{"curl", "--header=Authorization: Basic S3CR3T"}, []string{"Authorization"}},
+	{"security token header", []string{"curl", "-H", "x-amz-security-token: S3CR3T", "http://h/"}, []string{"x-amz-security-token"}},
+	{"--access-key", []string{"tool", "--access-key", "S3CR3T", "--bucket", "b"}, []string{"--bucket b"}},
+	{"--secret-key=", []string{"tool", "--secret-key=S3CR3T"}, nil},
+	{"--session-token", []string{"tool", "--session-token", "S3CR3T"}, nil},
+	{"--aws-secret-access-key", []string{"tool", "--aws-secret-access-key", "S3CR3T"}, nil},
+	{"--db-password", []string{"tool", "--db-password", "S3CR3T"}, nil},
+	{"--db-password=", []string{"tool", "--db-password=S3CR3T"}, nil},
+	{"--client-secret", []string{"tool", "--client-secret", "S3CR3T"}, nil},
+	{"--client-secret=", []string{"tool", "--client-secret=S3CR3T"}, nil},
+	{"--refresh-token", []string{"tool", "--refresh-token", "S3CR3T"}, nil},
+	{"--refresh-token=", []string{"tool", "--refresh-token=S3CR3T"}, nil},
+	{"AKIA key id", []string{"tool", "--id", "AKIAIOSFODNN7EXAMPLE"}, []string{"--id"}},
+	{"ASIA key id in a value", []string{"tool", "creds=ASIAIOSFODNN7EXAMPLE/x"}, []string{"/x"}},
+	{"NAME=value", []string{"env", "AWS_SECRET_ACCESS_KEY=S3CR3T", "prog"}, []string{"AWS_SECRET_ACCESS_KEY=", "prog"}},
+	{"script", []string{"sh", "-c", `curl -sS -u alice:S3CR3T -H 'Authorization: Bearer S3CR3T' "http://bob:S3CR3T@h/k" --token S3CR3T; echo done`},
+		[]string{"curl -sS -u alice:", "echo done", "bob"}},
+}
+
+func TestRedactForms(t *testing.T) {
+	t.Parallel()
+	for _, tc := range redactCases {
+		got := strings.Join(Redact(tc.Argv), " ")
+		if strings.Contains(got, "S3CR3T") || strings.Contains(got, "IOSFODNN7") {
+			t.Errorf("%s: Redact(%q) = %q: the secret is left", tc.Name, tc.Argv, got)
+		}
+		for _, k := range tc.Keep {
+			if !strings.Contains(got, k) {
+				t.Errorf("%s: Redact(%q) = %q: lost %q", tc.Name, tc.Argv, got, k)
+			}
+		}
+	}
+}

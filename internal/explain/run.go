@@ -8,7 +8,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -284,24 +283,3 @@ func (p *PrefixWriter) Flush() error {
 	p.line = p.line[:0]
 	return err
 }
-
-// secretName matches an argument or flag name that carries a credential.
-var secretName = regexp.MustCompile(`(?i)(secret|password|passwd|token|credential|access[_-]?key|account[_-]?key|signature|sig|auth)`)
-
-// Redact is argv as documents keep it: a value given to a credential's
-// name (--token X, --password=X, AccountKey=X, ?sig=X) replaced by
-// REDACTED, so that no secret is printed or stored.
-func Redact(argv []string) []string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = a
-		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") && secretName.MatchString(argv[i-1]) {
-			out[i] = "REDACTED"
-			continue
-		}
-		out[i] = secretValue.ReplaceAllString(a, "${1}REDACTED")
-	}
-	return out
-}
-
-var secretValue = regexp.MustCompile(`(?i)((?:secret|password|passwd|token|credential|access[_-]?key|account[_-]?key|signature|sig|auth)[a-z_-]*[=:])[^\s;&'"]+`)
