@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/objbench/objbench/internal/cli"
+	"github.com/objbench/objbench/internal/probe"
 )
 
 func main() {
@@ -22,8 +23,8 @@ func main() {
 		os.Exit(cli.ExitInterrupted) // second signal: leave at once
 	}()
 	args := os.Args[1:]
-	if len(args) == 0 && cli.InLambda() {
-		args = cli.LambdaArgs() // started by the AWS Lambda runtime
+	if len(args) == 0 && probe.InLambda(os.Getenv) {
+		args = probe.LambdaArgs(os.Getenv) // started by the AWS Lambda runtime
 	}
 	code := cli.Main(ctx, args, os.Stdout, os.Stderr)
 	cancel()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -8,10 +9,12 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/threshold"
 )
 
 func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 	var jsonOut bool
+	var failIf threshold.FailIf
 	cmd := &cobra.Command{
 		Use:     "compare RUN_A RUN_B [RUN...]",
 		Short:   "Compare saved runs step by step, with confidence intervals and a verdict",
@@ -34,14 +37,16 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			if jsonOut {
-				return report.WriteComparisonsJSON(stdout, comps)
+				err = report.WriteComparisonsJSON(stdout, comps)
+			} else {
+				for _, c := range comps {
+					report.WriteComparison(stdout, c)
+				}
 			}
-			for _, c := range comps {
-				report.WriteComparison(stdout, c)
-			}
-			return nil
+			return errors.Join(err, failIf.Check(cmd.ErrOrStderr(), comps))
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the comparisons as JSON")
+	cmd.Flags().Var(&failIf, "fail-if", threshold.FailIfUsage)
 	return cmd
 }

@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +14,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/threshold"
 )
 
 // Exit statuses of explain beyond the program's own (see explain.Failed).
@@ -30,6 +31,7 @@ type explainFlags struct {
 	output  string
 	prices  string
 	apis    []string
+	th      threshold.Set
 }
 
 func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -51,6 +53,7 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 document (an explain body) instead of the text")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124; 0 for no limit")
 	fl.StringVar(&f.output, "program-output", "", `write the program's stdout and stderr to FILE instead of objbench's stderr with a "NAME| " prefix`)
+	fl.Var(f.th.For(threshold.Explain), "threshold", threshold.Usage)
 	fl.StringVar(&f.prices, "prices", "", "price file laid over the list prices (see 'objbench run --help')")
 	fl.StringArrayVar(&f.save.labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")
 	fl.BoolVar(&f.save.noSave, "no-save", false, "do not save the run in the results database")
@@ -80,8 +83,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	}
 	labCfg.APIs = f.apis
 	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out,
-		Prices: prices, RunID: document.NewRunID(), Labels: labels,
-		Options: map[string]string{"command": strings.Join(explain.Redact(argv), " "), "timeout": f.timeout.String()}})
+		Prices: prices, RunID: document.NewRunID(), Labels: labels})
 	if cerr := closeOut(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -91,7 +93,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	} else if d == nil {
 		return fmt.Errorf("explain: %w", err)
 	}
-	runErr := err
+	runErr, thErr := err, f.th.Apply(stderr, d)
 	if werr := report.WriteOutput("", stdout, func(w io.Writer) error {
 		if f.jsonOut {
 			return report.WriteExplainJSON(w, d)
@@ -108,7 +110,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 	}
 	if err != nil || status == 0 {
-		return err
+		return cmp.Or(err, thErr)
 	}
 	return exitStatus{status}
 }

@@ -6,22 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// InLambda says whether this process was started by the AWS Lambda
-// runtime (its API address is set), so that main runs the handler.
-func InLambda() bool { return os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" }
-
-// LambdaArgs are the command line of the handler: `lambda` and the flags
-// in OBJBENCH_ARGS (e.g. "--target s3://my-bucket --count 50").
-func LambdaArgs() []string {
-	return append([]string{"lambda"}, strings.Fields(os.Getenv("OBJBENCH_ARGS"))...)
-}
 
 func newLambdaCmd(g *globals, stderr io.Writer) *cobra.Command {
 	var f serveFlags

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
+	"github.com/objbench/objbench/internal/threshold"
 )
 
 // probeFlags are shared by probe and serve.
@@ -102,6 +104,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var vf viewFlags
 	var jsonOut bool
 	var sf shardFlags
+	th := threshold.NewSet(threshold.Run)
 	cmd := &cobra.Command{
 		Use:     "probe [TARGET...]",
 		Short:   "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
@@ -126,6 +129,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			for _, d := range docs {
 				analysis.Annotate(d, prices)
 			}
+			thErr := th.Apply(stderr, document.Docs(docs)...)
 			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
 				return err
 			}
@@ -138,12 +142,13 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			if runErr != nil {
 				return runErr
 			}
-			return probe.Failed(rounds)
+			return errors.Join(probe.Failed(rounds), thErr)
 		},
 	}
 	pf.register(cmd.Flags())
 	vf.register(cmd.Flags(), true)
 	sf.registerPlace(cmd.Flags())
+	cmd.Flags().Var(th, "threshold", threshold.Usage)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
 	return cmd
 }

@@ -4,19 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -53,6 +52,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
 	f.out.register(fl, "print the objbench/v1 JSON document instead of tables", "no progress bar")
+	fl.Var(f.out.th.For(threshold.Run), "threshold", threshold.Usage)
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
 	f.shards.register(fl)
@@ -152,9 +152,4 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	analysis.Annotate(doc, prices)
 	return finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

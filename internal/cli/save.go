@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
+	"github.com/objbench/objbench/internal/threshold"
 )
 
 // globals are the flags every command shares.
@@ -65,6 +67,7 @@ type outFlags struct {
 	jsonOut bool
 	output  string
 	quiet   bool
+	th      threshold.Set // --threshold on run and strategies
 }
 
 // register adds --json (its usage says what is printed), -o and, unless
@@ -78,7 +81,7 @@ func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 }
 
 // statusOn says whether progress is drawn: on a terminal, unless --quiet.
-func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && isTerminal(stdout) }
+func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && report.IsTerminal(stdout) }
 
 // status is the command's progress line (see statusOn), on stderr.
 func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
@@ -105,9 +108,7 @@ func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]b
 
 // store saves a run in the results database; a failure is a warning.
 func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := results.SaveAt(ctx, g.db, run, steps, kept); err != nil {
+	if err := results.SaveWithin(2*time.Minute, g.db, run, steps, kept); err != nil {
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
 	}
 }
@@ -117,6 +118,7 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 // run exits as such, else with runErr.
 func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(io.Writer) error,
 	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
+	thErr := out.th.Apply(stderr, d)
 	if out.jsonOut {
 		text = func(w io.Writer) error { return report.WriteDoc(w, d) }
 	}
@@ -129,5 +131,5 @@ func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(
 	if d.Head().Interrupted {
 		return errInterrupted
 	}
-	return runErr
+	return errors.Join(runErr, thErr)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -53,6 +54,7 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
 	fl.StringVar(&f.keysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
 	f.out.register(fl, `print {"schema": "objbench/v1", "strategies": [...]}`, "no progress line")
+	fl.Var(f.out.th.For(threshold.Strategies), "threshold", threshold.Usage)
 	f.viewFlags.register(fl, false)
 	f.shards.registerPlace(fl)
 	return cmd

@@ -30,6 +30,8 @@ type Envelope struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Interrupted is true when the run was stopped before its end.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Thresholds are the --threshold criteria checked after the run.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 
 	// started is StartedAt to the nanosecond, for ordering saved runs.
 	started time.Time

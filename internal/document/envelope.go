@@ -37,3 +37,18 @@ func Version() string {
 	}
 	return "dev"
 }
+
+// ThresholdResult is one --threshold checked after the run: the
+// expression, whether it passed, the measured value (the worst of the
+// steps it covers, in Unit: ms, s, MB/s, fraction or none) against Limit
+// (in the same unit), the step that gave it, and why it could not be
+// measured (Error; it then fails).
+type ThresholdResult struct {
+	Expr     string  `json:"expr"`
+	Pass     bool    `json:"pass"`
+	Measured float64 `json:"measured"`
+	Limit    float64 `json:"limit"`
+	Unit     string  `json:"unit,omitempty"`
+	Step     string  `json:"step,omitempty"`
+	Error    string  `json:"error,omitempty"`
+}

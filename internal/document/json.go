@@ -187,3 +187,12 @@ func cleanCost(c *Cost) *Cost {
 	}
 	return &x
 }
+
+// Docs is a list of documents of one type as Docs.
+func Docs[T Doc](ds []T) []Doc {
+	out := make([]Doc, len(ds))
+	for i, d := range ds {
+		out[i] = d
+	}
+	return out
+}

@@ -324,3 +324,11 @@ func TestRedactForms(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionsRedactCommand(t *testing.T) {
+	t.Parallel()
+	o := Options([]string{"curl", "-u", "alice:S3CR3T", "http://h/"}, time.Minute)
+	if o["command"] != "curl -u alice:REDACTED http://h/" || o["timeout"] != "1m0s" {
+		t.Errorf("Options = %v", o)
+	}
+}

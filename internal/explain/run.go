@@ -39,10 +39,15 @@ type Config struct {
 	// from objbench's own (see PrefixWriter).
 	Output io.Writer
 	Prices analysis.Prices
-	// RunID, Labels and Options go into the envelope.
-	RunID   string
-	Labels  map[string]string
-	Options map[string]string
+	// RunID and Labels go into the envelope, with Options(Argv, Timeout).
+	RunID  string
+	Labels map[string]string
+}
+
+// Options are an explain document's options: the command, redacted (see
+// Redact), and the timeout.
+func Options(argv []string, timeout time.Duration) map[string]string {
+	return map[string]string{"command": strings.Join(Redact(argv), " "), "timeout": timeout.String()}
 }
 
 // Run starts a recording lab, runs the program against it, and explains
@@ -115,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	if cfg.RunID != "" {
 		d.RunID = cfg.RunID
 	}
-	d.Labels, d.Options = cfg.Labels, cfg.Options
+	d.Labels, d.Options = cfg.Labels, Options(cfg.Argv, cfg.Timeout)
 	if timedOut {
 		d.Interrupted = true
 		return d, fmt.Errorf("%s %w after %s and was stopped", name, ErrTimeout, cfg.Timeout)

@@ -90,3 +90,22 @@ func TestNewFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveWithin saves with a deadline of its own, and fails (not hangs)
+// when the deadline has passed.
+func TestSaveWithin(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "r.db")
+	d := &document.Document{Envelope: document.NewEnvelope("run", document.NewRunID(), time.Now())}
+	d.Results = []document.Result{{Op: "get", Count: 1}}
+	run, steps, err := Record(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveWithin(time.Minute, db, run, steps, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveWithin(-time.Second, filepath.Join(t.TempDir(), "late.db"), run, steps, nil); err == nil {
+		t.Error("saved past its deadline")
+	}
+}

@@ -83,6 +83,15 @@ func SaveAt(ctx context.Context, path string, run Run, steps []Step, kept []Samp
 	return err
 }
 
+// SaveWithin is SaveAt with a deadline of its own, d from now: a run is
+// saved after its context may have been cancelled (Ctrl-C), and a
+// database that hangs must not hold the results printed already.
+func SaveWithin(d time.Duration, path string, run Run, steps []Step, kept []SampleRow) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return SaveAt(ctx, path, run, steps, kept)
+}
+
 // OpenAt opens the database at path, or at DefaultPath when path is ""
 // (no --db); its errors say they are the results database's.
 func OpenAt(ctx context.Context, path string) (*Store, error) {
