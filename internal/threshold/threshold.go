@@ -493,11 +493,11 @@ func NewSet(kind string) *Set { return &Set{Kind: kind} }
 
 // Set parses and adds one expression.
 func (s *Set) Set(expr string) error {
-	t, err := Parse([]string{expr}, s.Kind)
+	t, err := parse(expr, s.Kind)
 	if err != nil {
 		return err
 	}
-	s.List = append(s.List, t...)
+	s.List = append(s.List, t)
 	return nil
 }
 
