@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -198,5 +199,47 @@ func TestProbeTraceInJaeger(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// TestProbeOTLPHoldsNoSecret is issue 28's redaction where objbench's own
+// command line reaches an OTLP export: a probe whose --otlp endpoint
+// carries a user and password exports its trace, and neither the trace as
+// Jaeger stored it (spans and process tags) nor the terminal repeats the
+// password; a --otlp that is refused does not print it either.
+func TestProbeOTLPHoldsNoSecret(t *testing.T) {
+	otlp, query := jaeger(t)
+	t.Parallel()
+	ctx := context.Background()
+	u, err := url.Parse(otlp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("alice", "S3CR3T")
+	label := randomLabel()
+	code, out, errOut := runCLI(t, ctx, "probe", "lab", "--count", "3", "--otlp", u.String(), "--label", "test="+label, "--no-save")
+	if code != 0 {
+		t.Fatalf("probe: exit %d: %s", code, errOut)
+	}
+	findTrace(t, query, label, 1+3)
+	tags, _ := json.Marshal(map[string]string{"objbench.label.test": label})
+	resp, err := http.Get(query + "/api/traces?service=objbench&limit=5&lookback=1h&tags=" + url.QueryEscape(string(tags)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var stored bytes.Buffer
+	if _, err := stored.ReadFrom(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	for where, s := range map[string]string{"Jaeger's trace": stored.String(), "stdout": out, "stderr": errOut} {
+		if strings.Contains(s, "S3CR3T") {
+			t.Errorf("%s holds the OTLP endpoint's password", where)
+		}
+	}
+	u.Scheme = "grpc"
+	code, _, errOut = runCLI(t, ctx, "probe", "lab", "--count", "1", "--otlp", u.String(), "--no-save")
+	if code != 2 || strings.Contains(errOut, "S3CR3T") {
+		t.Errorf("a refused --otlp: exit %d, want 2, without the password: %s", code, errOut)
 	}
 }

@@ -72,10 +72,11 @@ func TestTracesURL(t *testing.T) {
 		{"https://collector:4318/custom/traces", "https://collector:4318/custom/traces", ""},
 		{"127.0.0.1:4318", "", "http://"},
 		{"grpc://x:4317", "", "http://"},
+		{"grpc://alice:S3CR3T@x:4317", "", "alice:xxxxx@x"}, // the password is not repeated
 	} {
 		got, err := tracesURL(tc.in)
 		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "S3CR3T") {
 				t.Errorf("%q: %v", tc.in, err)
 			}
 			continue

@@ -50,7 +50,11 @@ func OTLPEndpoint(flag string) string {
 func tracesURL(endpoint string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("OTLP endpoint %q: use an http:// or https:// URL such as http://127.0.0.1:4318", endpoint)
+		shown := "(unparsable)" // it may hold a password: never printed as given
+		if err == nil {
+			shown = u.Redacted()
+		}
+		return "", fmt.Errorf("OTLP endpoint %q: use an http:// or https:// URL such as http://127.0.0.1:4318", shown)
 	}
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/v1/traces"
