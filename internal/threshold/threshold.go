@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/load"
 )
 
 // Kinds of document a threshold may be checked against.
@@ -96,7 +97,8 @@ func parse(expr, kind string) (Threshold, error) {
 		t.stratOp, t.path = t.path[0], t.path[1:]
 	}
 	switch {
-	case t.selector == "errors" || t.selector == "explain":
+	case len(t.path) == 0 && t.selector == "explain":
+		return t, fmt.Errorf("name what of explain to check, e.g. explain.connections_per_object")
 	case len(t.path) == 0:
 		return t, fmt.Errorf("name what of %s to check, e.g. %s.ttfb.p99 or %s.agg_mb_per_s", t.selector, t.selector, t.selector)
 	}
@@ -119,11 +121,11 @@ func parse(expr, kind string) (Threshold, error) {
 	return t, nil
 }
 
-var strategyNames = []string{"sdk-default", "single-request", "reused-connection", "parallel", "http2"}
+var strategyNames = []string{load.SDKDefault, load.SingleRequest, load.ReusedConnection, load.ParallelRequests, load.HTTP2}
 
 func validSelector(s, kind string) bool {
 	switch s {
-	case "get", "put", "head", "delete", "list", "all", "mixed":
+	case "get", "put", "head", "delete", "list", "all":
 		return true
 	}
 	if kind == Strategies {
@@ -333,15 +335,13 @@ func (t Threshold) matches(r map[string]any) bool {
 
 func (t Threshold) check(doc map[string]any) document.ThresholdResult {
 	r := document.ThresholdResult{Expr: t.Expr, Limit: t.value}
-	limit := t.value
 	if t.rtt {
-		rtt, ok := labRTT(doc)
+		rtt, ok := labRTT(doc) // ms
 		if !ok {
 			r.Error = "no round trip known (rtt is the lab's): give a time instead"
 			return r
 		}
-		limit *= rtt
-		r.Limit = limit
+		r.Limit = t.value * rtt
 	}
 	var vals []float64
 	var names []string
@@ -379,15 +379,15 @@ func (t Threshold) check(doc map[string]any) document.ThresholdResult {
 				continue
 			}
 			r.Unit = unit(path)
-			if r.Unit == "s" && t.rtt {
-				limit, r.Limit = limit/1000, limit/1000
-			}
 			vals, names = append(vals, *v), append(names, rowName(row))
 		}
 	}
 	if len(vals) == 0 {
 		r.Error = "no step measured it"
 		return r
+	}
+	if t.rtt && r.Unit == "s" {
+		r.Limit /= 1000
 	}
 	worst := 0
 	for i, v := range vals {
@@ -396,7 +396,7 @@ func (t Threshold) check(doc map[string]any) document.ThresholdResult {
 		}
 	}
 	r.Measured, r.Step = vals[worst], names[worst]
-	r.Pass = compare(r.Measured, t.op, limit)
+	r.Pass = compare(r.Measured, t.op, r.Limit)
 	return r
 }
 
@@ -518,7 +518,8 @@ func (s *Set) Type() string { return "EXPR" }
 
 // Apply checks the thresholds against each document, records the results
 // in its envelope (so its JSON and saved run carry them), prints one line
-// each to w and returns an error saying how many failed (nil when none
+// each to w (naming the target when there are several documents, as a
+// probe of several targets gives) and returns an error saying how many failed (nil when none
 // failed or none was given).
 func (s *Set) Apply(w io.Writer, docs ...document.Doc) error {
 	if s == nil || len(s.List) == 0 {
@@ -532,6 +533,9 @@ func (s *Set) Apply(w io.Writer, docs ...document.Doc) error {
 			n++
 			if !r.Pass {
 				failed++
+			}
+			if len(docs) > 1 {
+				fmt.Fprintf(w, "%s: ", d.Head().Target.URL)
 			}
 			fmt.Fprintln(w, String(r))
 		}

@@ -44,6 +44,8 @@ func TestCheck(t *testing.T) {
 		{"put.wall_s<5s", true, 3, "throughput put 1048576B", ""},
 		{"all.total.p99<700", true, 600, "throughput get 1048576B", ""},
 		{"head.total.p99<10ms", false, 0, "", "no step measured it"},
+		{"all.wall_s<50*rtt", true, 3, "throughput put 1048576B", ""}, // 4 s: the rtt in seconds, once for all rows
+		{"all.wall_s<30*rtt", false, 3, "throughput put 1048576B", ""},
 	} {
 		ts, err := Parse([]string{tc.expr}, Run)
 		if err != nil {
@@ -85,6 +87,7 @@ func TestCheckStrategiesAndExplain(t *testing.T) {
 		{Explain, "explain.connections_per_object<=0.1", e, false, 0.5},
 		{Explain, "explain.connections_per_object<=0.5", e, true, 0.5},
 		{Explain, "errors<1%", e, true, 0},
+		{Explain, "explain.wall_s<100*rtt", &document.ExplainDocument{Explain: document.Explain{RTTms: 80, WallS: 7}}, true, 7},
 	} {
 		ts, err := Parse([]string{tc.expr}, tc.kind)
 		if err != nil {
@@ -117,6 +120,7 @@ func TestParseErrors(t *testing.T) {
 		{Run, "explain.connections<1", "explain.* is for explain"},
 		{Explain, "get.ttfb.p99<3ms", "explain's metrics"},
 		{Explain, "explain.connexions<1", "unknown metric"},
+		{Explain, "explain<1", "name what of explain"},
 		{Strategies, "http3.put.p50<1", `unknown op "http3"`},
 	} {
 		_, err := Parse([]string{tc.expr}, tc.kind)
@@ -190,5 +194,24 @@ func TestFailIf(t *testing.T) {
 		if _, err := ParseFailIf(bad); err == nil {
 			t.Errorf("ParseFailIf(%q) accepted", bad)
 		}
+	}
+}
+
+func TestSetApplyNamesTargets(t *testing.T) {
+	t.Parallel()
+	s := NewSet(Run)
+	if err := s.Set("get.count>=10"); err != nil {
+		t.Fatal(err)
+	}
+	a, b := runDoc(), runDoc()
+	a.Target.URL, b.Target.URL = "s3://a", "gs://b"
+	b.Results = b.Results[2:] // no GET
+	var w bytes.Buffer
+	if err := s.Apply(&w, a, b); err == nil || err.Error() != "1 of 2 thresholds failed" {
+		t.Errorf("Apply: %v", err)
+	}
+	want := "s3://a: threshold get.count>=10: pass, measured 10 (throughput get 1048576B)\ngs://b: threshold get.count>=10: FAIL (no step measured it)\n"
+	if w.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", w.String(), want)
 	}
 }
