@@ -215,3 +215,24 @@ func TestSetApplyNamesTargets(t *testing.T) {
 		t.Errorf("printed\n%s\nwant\n%s", w.String(), want)
 	}
 }
+
+// TestDocumentedExamples: every expression the help and README teach parses.
+func TestDocumentedExamples(t *testing.T) {
+	t.Parallel()
+	for kind, exprs := range map[string][]string{
+		Run: {"get.ttfb.p99<150ms", "put.total.p50<2*rtt", "errors<0.1%", "get.agg_mb_per_s>500", "get.wait.p99<=1.5*rtt",
+			"all.reused>=95%", "get.ttfb.p99<3*rtt", "get.reused>=98%", "errors<1%", "get.mb_per_s.p50>10", "put.requests_per_op<=1"},
+		Strategies: {"http2.put.wall_s<1s", "put.speedup>=1", "sdk-default.put.connections<=50", "get.objects_per_s>100"},
+		Explain: {"explain.connections_per_object<=0.1", "explain.requests_per_object<=1", "explain.round_trips_per_object<3",
+			"explain.tls_handshakes_per_object<=0.1", "explain.wall_s<10s", "errors<1"},
+	} {
+		if _, err := Parse(exprs, kind); err != nil {
+			t.Errorf("%s: %v", kind, err)
+		}
+	}
+	for _, e := range []string{"slower", "faster", "p99>+10%", "p50>+5ms", "p50<-20%"} {
+		if _, err := ParseFailIf(e); err != nil {
+			t.Error(err)
+		}
+	}
+}
