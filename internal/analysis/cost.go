@@ -12,18 +12,18 @@ type usage struct {
 	objects     int64 // operations, successful or not
 	requests    int64 // billed HTTP requests
 	egressBytes int64
-	wallS       float64
 }
 
 // price turns usages into a Cost at table t (nil when t is nil or there
-// is nothing to price). Failed operations are billed one request each, as
+// is nothing to price), per hour over wallS, the wall time of the steps
+// that made them (each step once: the usages of a mixed step's ops share
+// its wall time). Failed operations are billed one request each, as
 // providers bill authenticated requests that fail.
-func price(key string, t *PriceTable, us []usage) *document.Cost {
+func price(key string, t *PriceTable, us []usage, wall float64) *document.Cost {
 	if t == nil || len(us) == 0 {
 		return nil
 	}
 	c := &document.Cost{Provider: key, Prices: t.Name, PriceSource: t.Source, PriceDate: t.Date, Currency: "USD"}
-	var wall float64
 	idx := map[string]int{}
 	for _, u := range us {
 		req := float64(u.requests) * t.PerThousand[u.op] / 1000
@@ -47,7 +47,6 @@ func price(key string, t *PriceTable, us []usage) *document.Cost {
 		c.RequestsUSD += req
 		c.EgressBytes += u.egressBytes
 		c.EgressUSD += egress
-		wall += u.wallS
 	}
 	// Scale from the unrounded sums; round only what is printed.
 	for i := range c.ByOp {
@@ -102,39 +101,42 @@ func RunCost(d *document.Document, p Prices) *document.Cost {
 	}
 	var us []usage
 	for _, r := range d.Results {
-		u := usage{op: r.Op, objects: r.Count + r.Errors, wallS: r.WallS,
+		u := usage{op: r.Op, objects: r.Count + r.Errors,
 			requests: int64(math.Round(float64(r.Count)*r.RequestsPerOp)) + r.Errors}
 		if r.Op == "get" {
 			u.egressBytes = r.Count * r.SizeBytes
 		}
 		us = append(us, u)
 	}
-	return price(key, t, us)
+	return price(key, t, us, document.StepsWallS(d.Results))
 }
 
 // StrategiesCost prices a strategies document, and sets each row's cost
-// per million objects.
+// per million objects. Each strategy is timed on its own, one after the
+// other, so the hourly rate is over the sum of their wall times.
 func StrategiesCost(d *document.StrategiesDocument, p Prices) *document.Cost {
 	key, t, ok := p.forEnvelope(&d.Envelope)
 	if !ok {
 		return nil
 	}
 	var us []usage
+	var wall float64
 	for i := range d.Strategies {
 		r := &d.Strategies[i]
 		if !r.Available {
 			continue
 		}
 		n := int64(r.ObjectsPerS*r.WallS + 0.5)
-		u := usage{op: r.Op, objects: n + r.Errors, wallS: r.WallS,
+		wall += r.WallS
+		u := usage{op: r.Op, objects: n + r.Errors,
 			requests: int64(math.Round(float64(n)*r.RequestsPerObject)) + r.Errors}
 		if r.Op == "get" {
 			u.egressBytes = n * r.SizeBytes
 		}
 		us = append(us, u)
-		if one := price(key, t, []usage{u}); one != nil {
+		if one := price(key, t, []usage{u}, r.WallS); one != nil {
 			r.CostPerMillionUSD = one.PerMillionObjectsUSD
 		}
 	}
-	return price(key, t, us)
+	return price(key, t, us, wall)
 }

@@ -17,12 +17,8 @@ func UsageCost(env *document.Envelope, us []OpUsage, wallS float64, p Prices) *d
 		return nil
 	}
 	var in []usage
-	for i, u := range us {
-		x := usage{op: u.Op, objects: u.Objects, requests: u.Requests, egressBytes: u.EgressBytes}
-		if i == 0 {
-			x.wallS = wallS
-		}
-		in = append(in, x)
+	for _, u := range us {
+		in = append(in, usage{op: u.Op, objects: u.Objects, requests: u.Requests, egressBytes: u.EgressBytes})
 	}
-	return price(key, t, in)
+	return price(key, t, in, wallS)
 }

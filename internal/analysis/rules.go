@@ -374,9 +374,16 @@ func concurrencyRule(f *Facts) []document.Finding {
 		}
 		verb := map[string]string{"get": "downloads", "put": "uploads"}[op]
 		s, last := steps[stop], steps[len(steps)-1]
-		text := fmt.Sprintf("%s: aggregate throughput stops growing at c=%d (MB/s: %s); more parallel requests only take longer (p50 %s ms at c=%d, %s at c=%d): bandwidth, the server or this client is the bottleneck.",
+		text := fmt.Sprintf("%s: aggregate throughput stops growing at c=%d (MB/s: %s); more parallel requests only take longer (p50 %s ms at c=%d, %s at c=%d)",
 			verb, s.Concurrency, strings.Join(levels, ", "), fmtMs(s.TotalMs.P50), s.Concurrency, fmtMs(last.TotalMs.P50), last.Concurrency)
 		ev := map[string]float64{"concurrency": float64(s.Concurrency), "aggregate_mb_per_s": s.AggregateMBps, "max_concurrency": float64(last.Concurrency), "max_concurrency_mb_per_s": last.AggregateMBps}
+		// Who is the bottleneck: the process's CPU at the most parallel step.
+		if u, ok := cpuUseOf(f.Doc, []document.Result{last}); ok {
+			text += fmt.Sprintf("; at c=%d %s.", last.Concurrency, u.sentence())
+			ev["cpu_cores"], ev["cpu_share"] = u.cores, u.share()
+		} else {
+			text += ": bandwidth, the server or this client is the bottleneck."
+		}
 		out = append(out, finding("concurrency-plateau-"+op, Warn, text, ev))
 	}
 	return out

@@ -100,3 +100,63 @@ func clientCPURule(f *Facts) []document.Finding {
 	return []document.Finding{finding("client-cpu", Info, text, map[string]float64{
 		"client_cpu_us_per_op": worst.ClientCPUusPerOp, "cpu_share": share})}
 }
+
+// cpuBoundShare: a step whose process wanted (CPU time, plus time waiting
+// for a CPU that other work held) this share of the cores its workers
+// could keep busy was limited by its own CPU.
+const cpuBoundShare = 0.8
+
+// cpuUse is how busy objbench's process was across a step.
+type cpuUse struct {
+	cores float64 // CPU wanted (time used plus waited) over wall time, in cores
+	limit float64 // the cores the step's workers could keep busy
+	lab   bool    // the embedded lab served in the process: its CPU is in cores
+}
+
+// cpuUseOf is the process's CPU across the results of one step (a mixed
+// step's ops share its CPU by operations, so their parts add up); ok is
+// false when the CPU was not measured.
+func cpuUseOf(d *document.Document, rs []document.Result) (cpuUse, bool) {
+	var us, wall float64
+	for _, r := range rs {
+		us += (r.ClientCPUusPerOp + r.ClientRunWaitUsPerOp) * float64(r.Count+r.Errors)
+		wall = max(wall, r.WallS)
+	}
+	if us <= 0 || wall <= 0 {
+		return cpuUse{}, false
+	}
+	limit := float64(max(rs[0].Concurrency, 1))
+	if cpus := d.Client.CPUs; cpus > 0 {
+		limit = min(limit, float64(cpus))
+	}
+	return cpuUse{cores: us / 1e6 / wall, limit: limit, lab: d.Lab != nil}, true
+}
+
+func (u cpuUse) share() float64 { return u.cores / u.limit }
+
+func (u cpuUse) bound() bool { return u.share() >= cpuBoundShare }
+
+// sentence says who limited the step: this client's CPU, or the server or
+// the path.
+func (u cpuUse) sentence() string {
+	of := "a core"
+	if u.limit != 1 {
+		of = fmt.Sprintf("the %g cores its workers could use", u.limit)
+	}
+	who := "the client"
+	if u.lab {
+		who = "objbench's process (the client and the lab's servers, which run in it)"
+	}
+	if u.bound() {
+		s := fmt.Sprintf("%s used %.0f%% of %s (%.2f cores of CPU, waits for a CPU included): ", who, 100*u.share(), of, u.cores)
+		if u.lab {
+			return s + "the machine's CPU is the limit, not the emulated path; run the lab apart (objbench lab) or on a larger machine"
+		}
+		return s + "this client's CPU is the limit; spread the load over more clients (--shard) or a larger machine"
+	}
+	s := fmt.Sprintf("%s was %.0f%% busy (%.2f of %s): ", who, 100*u.share(), u.cores, of)
+	if u.lab {
+		return s + "the emulated path (its round trips and bandwidth) is the limit, not the CPU"
+	}
+	return s + "the server or the path is the limit, not this client"
+}

@@ -29,8 +29,7 @@ func OpenLoopInto(r *document.Result, res *load.StepResult, o *load.OpenSettings
 	r.OpenLoop = &document.OpenLoop{Rate: o.Rate, Arrivals: o.Arrivals, LatencyFrom: o.Origin(), MaxInflight: o.MaxInflight,
 		OfferedOps: o.Offered(res), Late: res.Late, Dropped: res.Dropped,
 		MaxStartLagMs: float64(res.StartLag) / 1e6}
-	l := res.StartLags
-	r.OpenLoop.StartLagMs = document.PhaseDist{P50: l.P50, P90: l.P90, P99: l.P99, P999: l.P999, Mean: l.Mean}
+	r.OpenLoop.StartLagMs = res.StartLags
 	if s := res.Wall.Seconds(); s > 0 {
 		r.OpenLoop.AchievedOpsPerS = done / s
 	}

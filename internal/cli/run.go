@@ -129,7 +129,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		},
 		AfterStep: func(res *load.StepResult) {
 			sr.StepDone(res.Wall)
-			report.WarnRateShort(stderr, rec.Add(res))
+			rec.Add(res)
 		},
 	}
 	_, runErr := sess.Run(ctx)
@@ -141,6 +141,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
 	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, interrupted)
+	warnings = append(analysis.RateWarnings(doc), warnings...)
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))
 	}

@@ -169,6 +169,12 @@ type Result struct {
 	// lab the servers run in the same process, so their CPU is included.
 	ClientCPUusPerOp float64 `json:"client_cpu_us_per_op"`
 	ClientCPUsPerGB  float64 `json:"client_cpu_s_per_gb"`
+	// ClientRunWaitUsPerOp is the time, per operation in microseconds, the
+	// process's threads were ready to run but waited for a CPU held by
+	// other work (Linux; zero elsewhere): with ClientCPUusPerOp, the CPU
+	// the client wanted, so that a client starved on a shared machine
+	// still shows as the limit.
+	ClientRunWaitUsPerOp float64 `json:"client_run_wait_us_per_op,omitempty"`
 
 	// SilentRetries counts requests the HTTP transport sent again on
 	// another connection without telling the caller (an idempotent request

@@ -54,6 +54,7 @@ func (d *Document) finite() Doc {
 		r.ReusedFraction = Finite(r.ReusedFraction)
 		r.ExpectSent, r.ExpectWaited = Finite(r.ExpectSent), Finite(r.ExpectWaited)
 		r.ClientCPUusPerOp, r.ClientCPUsPerGB = Finite(r.ClientCPUusPerOp), Finite(r.ClientCPUsPerGB)
+		r.ClientRunWaitUsPerOp = Finite(r.ClientRunWaitUsPerOp)
 		r.FirstRequest, r.LaterRequests = cleanGroup(r.FirstRequest), cleanGroup(r.LaterRequests)
 		r.cleanOpen()
 		c.Results[i] = r

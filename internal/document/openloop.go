@@ -44,8 +44,7 @@ func (r *Result) cleanOpen() {
 	if r.OpenLoop != nil {
 		o := *r.OpenLoop
 		o.OfferedOps, o.AchievedOpsPerS, o.MaxStartLagMs = Finite(o.OfferedOps), Finite(o.AchievedOpsPerS), Finite(o.MaxStartLagMs)
-		l := o.StartLagMs
-		o.StartLagMs = PhaseDist{P50: Finite(l.P50), P90: Finite(l.P90), P99: Finite(l.P99), P999: Finite(l.P999), Mean: Finite(l.Mean)}
+		o.StartLagMs = cleanDist(o.StartLagMs)
 		r.OpenLoop = &o
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
@@ -401,16 +402,24 @@ func (s *Session) planMixed() []action {
 
 // Each is the results a step adds to a run: its parts, one per op, for a
 // mixed step (sharing its wall time, connections and kept samples), or
-// itself.
+// itself. The pacer's start lags are the step's, so every part has them;
+// the process's CPU cannot be told apart by op, so each part has its share
+// by operations (every op of the step at the step's CPU per operation).
 func (r *StepResult) Each() []*StepResult {
 	if len(r.Parts) == 0 {
 		return []*StepResult{r}
 	}
+	ops := r.Summary.Count + r.Summary.Errors
 	for i, p := range r.Parts {
 		p.Interrupted, p.FirstError = r.Interrupted, r.FirstError
+		p.StartLag, p.StartLags = r.StartLag, r.StartLags
+		if ops > 0 {
+			share := float64(p.Summary.Count+p.Summary.Errors) / float64(ops)
+			p.Summary.ClientCPU = time.Duration(float64(r.Summary.ClientCPU) * share)
+			p.Summary.ClientRunWait = time.Duration(float64(r.Summary.ClientRunWait) * share)
+		}
 		if i == 0 {
-			p.Kept, p.Sinks, p.Connections, p.TLSHandshakes, p.StartLag = r.Kept, r.Sinks, r.Connections, r.TLSHandshakes, r.StartLag
-			p.StartLags = r.StartLags
+			p.Kept, p.Sinks, p.Connections, p.TLSHandshakes = r.Kept, r.Sinks, r.Connections, r.TLSHandshakes
 		}
 	}
 	return r.Parts

@@ -235,6 +235,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		defer cancel()
 	}
 	cpu0, cpuOK := stats.ProcessCPU()
+	wait0, waitOK := stats.ProcessRunWait()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &done, start)
 	if o, ok := st.Pacer.(*OpenLoop); ok {
@@ -284,6 +285,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	wg.Wait()
 	wall := time.Since(start)
 	cpu1, _ := stats.ProcessCPU()
+	wait1, _ := stats.ProcessRunWait()
 	stopProgress()
 	stopSeries()
 
@@ -299,6 +301,9 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	if cpuOK {
 		res.Summary.ClientCPU = cpu1 - cpu0 // the whole process's CPU across the step
+	}
+	if waitOK {
+		res.Summary.ClientRunWait = max(wait1-wait0, 0)
 	}
 	clientsMu.Lock()
 	for _, c := range clients {

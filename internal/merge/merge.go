@@ -381,7 +381,7 @@ func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) 
 	r.Count, r.Errors, r.Retries, r.Reconnects, r.SilentRetries = 0, 0, 0, 0, 0
 	r.ErrorsByClass, r.PhasesMs = nil, nil
 	r.FirstRequest, r.LaterRequests = stats.Group{}, stats.Group{}
-	var reqs, reused, sent, waited, cpu, bytes float64
+	var reqs, reused, sent, waited, cpu, wait, bytes float64
 	var conc int
 	for _, w := range ws {
 		x := w.res
@@ -403,6 +403,7 @@ func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) 
 		sent += x.ExpectSent * n
 		waited += x.ExpectWaited * n
 		cpu += x.ClientCPUusPerOp * float64(x.Count+x.Errors)
+		wait += x.ClientRunWaitUsPerOp * float64(x.Count+x.Errors)
 		bytes += x.AggregateMBps * 1e6 * x.WallS
 		r.PhasesMs = worstPhases(r.PhasesMs, x.PhasesMs)
 		r.FirstRequest, r.LaterRequests = worstGroup(r.FirstRequest, x.FirstRequest), worstGroup(r.LaterRequests, x.LaterRequests)
@@ -417,7 +418,7 @@ func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) 
 	}
 	r.RequestsPerOp, r.ReusedFraction, r.ExpectSent, r.ExpectWaited = frac(reqs), frac(reused), frac(sent), frac(waited)
 	if ops := float64(r.Count + r.Errors); ops > 0 {
-		r.ClientCPUusPerOp = cpu / ops
+		r.ClientCPUusPerOp, r.ClientRunWaitUsPerOp = cpu/ops, wait/ops
 	}
 	if bytes > 0 && r.ClientCPUsPerGB > 0 {
 		r.ClientCPUsPerGB = cpu / 1e6 / (bytes / 1e9)

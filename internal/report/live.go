@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/stats"
 )
@@ -53,19 +52,4 @@ func (s *LiveStatus) LastLine() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last
-}
-
-// WarnRateShort says so when a step did not achieve its offered rate: such a
-// run measured the client's limit, not the service at that rate.
-func WarnRateShort(w io.Writer, r *document.Result) {
-	ol := r.OpenLoop
-	if ol == nil || r.WallS <= 0 || ol.OfferedOps <= 0 {
-		return
-	}
-	offered := ol.OfferedOps / r.WallS
-	if ol.AchievedOpsPerS >= 0.95*offered && ol.Dropped == 0 {
-		return
-	}
-	fmt.Fprintf(w, "objbench: warning: %s: rate not reached: achieved %.0f ops/s of %.0f offered (late %d, dropped %d)\n",
-		r.Op, ol.AchievedOpsPerS, offered, ol.Late, ol.Dropped)
 }

@@ -11,6 +11,13 @@ import "time"
 // driving the same load would pay.
 func ProcessCPU() (cpu time.Duration, ok bool) { return processCPU() }
 
+// ProcessRunWait returns the time the process's threads have spent so far
+// runnable but waiting for a CPU that other work held (Linux's schedstat;
+// ok is false elsewhere). Across a step, CPU time plus this wait is the
+// CPU the process wanted: on a machine shared with other work, a client
+// that is short of CPU shows here rather than as CPU time.
+func ProcessRunWait() (wait time.Duration, ok bool) { return processRunWait() }
+
 // CPUPerOp is cpu per operation in microseconds; 0 when there was none.
 func CPUPerOp(cpu time.Duration, ops int64) float64 {
 	if ops <= 0 || cpu <= 0 {

@@ -83,6 +83,9 @@ type Summary struct {
 	// ClientCPU is the process's CPU time (user plus system) across the
 	// step (ProcessCPU); zero when not measured.
 	ClientCPU time.Duration `json:"client_cpu_ns,omitempty"`
+	// ClientRunWait is the time the process's threads waited for a CPU
+	// across the step (ProcessRunWait); zero when not measured.
+	ClientRunWait time.Duration `json:"client_run_wait_ns,omitempty"`
 
 	// SilentRetries counts requests the transport re-sent on another
 	// connection on its own (see nettrace.Sample.SilentRetries).
