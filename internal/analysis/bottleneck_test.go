@@ -83,8 +83,8 @@ func TestBottleneckSaturatingEachSide(t *testing.T) {
 		d.Client.CPUs = runtime.GOMAXPROCS(0) // the cores Go schedules on
 		p := runtime.GOMAXPROCS(0)
 		for _, c := range []int{1, 2 * p, 4 * p} { // past the cores from the second step on
-			// Bounded: 150 operations, at most 10 s.
-			st := &load.Step{Workload: "concurrency", Op: "get", Size: 1 << 20, Concurrency: c, Requests: 150,
+			// Bounded: 250 operations, at most 10 s.
+			st := &load.Step{Workload: "concurrency", Op: "get", Size: 1 << 20, Concurrency: c, Requests: 250,
 				Duration: 10 * time.Second, Key: func(i int) string { return fmt.Sprint(i) }, Do: side.do}
 			res, err := r.Run(context.Background(), st)
 			if err != nil {
