@@ -6,21 +6,53 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/document/schematest"
 )
 
 // quick keeps end-to-end runs small.
 var quick = []string{"--gets", "40", "--op-sizes", "0,1KiB", "--op-count", "3", "--sizes", "16KiB,1MiB",
 	"--size-count", "3", "--concurrency", "1,3", "--concurrency-size", "256KiB", "-q"}
 
+// runCLI runs objbench with args. The objbench/v1 document any command
+// prints with --json is checked against docs/objbench-v1.schema.json.
 func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = Main(ctx, args, &out, &errb)
+	if documentCommand(args) && bytes.HasPrefix(bytes.TrimSpace(out.Bytes()), []byte("{")) {
+		if err := schematest.Check(out.Bytes()); err != nil {
+			t.Errorf("objbench %s: the --json document does not match the schema:\n%v", strings.Join(args, " "), err)
+		}
+	}
 	return code, out.String(), errb.String()
 }
+
+// documentCommand reports whether args print an objbench/v1 document:
+// --json to stdout of a command that writes one.
+func documentCommand(args []string) bool {
+	json, cmd := false, ""
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return json && cmd != ""
+		case a == "--json":
+			json = true
+		case a == "-o" || strings.HasPrefix(a, "-o="):
+			return false
+		case cmd == "" && (i == 0 || !strings.HasPrefix(args[i-1], "--db")) && slices.Contains(schemaCommands, a):
+			cmd = a
+		}
+	}
+	return json && cmd != ""
+}
+
+// schemaCommands print an objbench/v1 document with --json.
+var schemaCommands = []string{"run", "probe", "merge", "strategies", "startup", "explain", "compare", "show", "idle-timeout"}
 
 type doc struct {
 	Schema  string `json:"schema"`
