@@ -141,8 +141,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	doc.DurationS = time.Since(started).Seconds()
 	doc.Interrupted = interrupted
 	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, interrupted)
-	warnings = append(analysis.RateWarnings(doc), warnings...)
-	for _, w := range warnings {
+	for _, w := range append(analysis.RateWarnings(doc), warnings...) {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))
 	}
 	if runErr != nil && !interrupted {
