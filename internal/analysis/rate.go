@@ -59,7 +59,7 @@ func stepRate(doc *document.Document, rs []document.Result) []document.Finding {
 		offered += r.OpenLoop.OfferedOps
 		done += float64(r.Count + r.Errors)
 		wall = max(wall, r.WallS)
-		latency += r.TotalMs.Mean / 1000 * float64(r.Count)
+		latency += serviceMs(r) / 1000 * float64(r.Count)
 		late += r.OpenLoop.Late
 		dropped += r.OpenLoop.Dropped
 	}
@@ -85,7 +85,12 @@ func stepRate(doc *document.Document, rs []document.Result) []document.Finding {
 	if rs[0].Workload == document.Mixed {
 		name = fmt.Sprintf("mixed step (%d ops, c=%d)", len(rs), rs[0].Concurrency)
 	}
+	// Started but not done when the time ran out: at most every worker.
 	inflight := offered / wall * latency
+	maxInflight := float64(rs[0].OpenLoop.MaxInflight)
+	if maxInflight > 0 {
+		inflight = min(inflight, maxInflight)
+	}
 	short := offered - done - inflight
 	allowed := rateZ*math.Sqrt(offered) + 1
 	ev := map[string]float64{"offered_ops": offered, "done_ops": done, "in_flight_at_end": inflight,
@@ -101,11 +106,21 @@ func stepRate(doc *document.Document, rs []document.Result) []document.Finding {
 		text += fmt.Sprintf("; late %d, dropped %d)", late, dropped)
 		if short > allowed {
 			text += fmt.Sprintf(": %.0f short, beyond the %.0f that chance allows (%d standard deviations of a Poisson count)", short, allowed, rateZ)
-			if u, ok := cpuUseOf(doc, rs); ok {
+			u, measured := cpuUseOf(doc, rs)
+			switch most := maxInflight / latency; {
+			case measured && u.bound():
 				text += "; " + u.sentence()
+			case maxInflight > 0 && latency > 0 && most < 1.05*offered/wall:
+				// Little's law: the workers, each busy for the service time.
+				text += fmt.Sprintf("; --max-inflight %.0f at %s ms per operation allows at most %.1f ops/s: raise it", maxInflight, fmtMs(1000*latency), most)
+				ev["max_ops_per_s"] = most
+			case measured:
+				text += "; " + u.sentence()
+			default:
+				text += "; the client or the service could not keep the rate"
+			}
+			if measured {
 				ev["cpu_cores"], ev["cpu_share"] = u.cores, u.share()
-			} else {
-				text += fmt.Sprintf("; the client or its --max-inflight %d limited the run, not the service at that rate", rs[0].OpenLoop.MaxInflight)
 			}
 		} else {
 			text += fmt.Sprintf(": %d operations started more than --max-late after their time and were dropped", dropped)
@@ -175,4 +190,13 @@ func twoFigures(a, b float64) (string, string) {
 		}
 	}
 	return strconv.FormatFloat(a, 'f', 4, 64), strconv.FormatFloat(b, 'f', 4, 64)
+}
+
+// serviceMs is an operation's mean time from its actual send to its end
+// (the latency uncorrected for the wait before it could start).
+func serviceMs(r document.Result) float64 {
+	if r.OpenLoop != nil && r.OpenLoop.LatencyFrom != load.FromActual && r.TotalUncorrectedMs != nil {
+		return r.TotalUncorrectedMs.Mean
+	}
+	return r.TotalMs.Mean
 }

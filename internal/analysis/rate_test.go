@@ -111,3 +111,39 @@ func TestTwoFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestRateFindingSaysWhy: a step short of its rate names what held it:
+// the client's CPU when it was busy, else the workers (--max-inflight)
+// at the service time when they cannot carry the rate.
+func TestRateFindingSaysWhy(t *testing.T) {
+	t.Parallel()
+	// 200 ops/s offered for 5 s; 154 done by 4 workers, 83 ms each from
+	// their actual send (Little's law: 4 / 0.083 s = 48.2 ops/s at most);
+	// at most the 4 workers' operations were in flight at the end.
+	short := func(cpuUs float64) *document.Document {
+		d := labDoc()
+		d.Client.CPUs = 2
+		d.Options["mix"] = "get=100"
+		uncorrected := document.Dist{Mean: 83}
+		d.Results = []document.Result{{Workload: "mixed", Op: "get", Concurrency: 4, Count: 154, WallS: 5,
+			TotalMs: document.Dist{Mean: 2100}, TotalUncorrectedMs: &uncorrected, ClientCPUusPerOp: cpuUs,
+			OpenLoop: &document.OpenLoop{Rate: "200", OfferedOps: 1000, MaxInflight: 4, LatencyFrom: "intended"}}}
+		return d
+	}
+	cases := []struct {
+		name  string
+		cpuUs float64
+		want  string
+	}{
+		{"idle client: the workers", 1000, "154 operations of 1000 offered in 5.0 s, 4 in flight at the end; late 0, dropped 0): 842 short, beyond the 96 " +
+			"that chance allows (3 standard deviations of a Poisson count); --max-inflight 4 at 83.0 ms per operation allows at most 48.2 ops/s: raise it"},
+		// 154 x 60 ms = 9.24 s of CPU in 5 s: 1.85 of 2 cores.
+		{"busy client: its CPU", 60000, "the lab's servers, which run in it) used 92% of the 2 cores its workers could use"},
+	}
+	for _, c := range cases {
+		fs := rateRule(&Facts{Doc: short(c.cpuUs)})
+		if len(fs) != 1 || !strings.Contains(fs[0].Text, c.want) {
+			t.Errorf("%s: %v\nwant %q", c.name, fs, c.want)
+		}
+	}
+}
