@@ -109,6 +109,7 @@ const cpuBoundShare = 0.8
 // cpuUse is how busy objbench's process was across a step.
 type cpuUse struct {
 	cores float64 // CPU wanted (time used plus waited) over wall time, in cores
+	wait  float64 // of which waited for: runnable, but another process held the CPU
 	limit float64 // the cores the step's workers could keep busy
 	lab   bool    // the embedded lab served in the process: its CPU is in cores
 }
@@ -117,9 +118,10 @@ type cpuUse struct {
 // step's ops share its CPU by operations, so their parts add up); ok is
 // false when the CPU was not measured.
 func cpuUseOf(d *document.Document, rs []document.Result) (cpuUse, bool) {
-	var us, wall float64
+	var us, wait, wall float64
 	for _, r := range rs {
 		us += (r.ClientCPUusPerOp + r.ClientRunWaitUsPerOp) * float64(r.Count+r.Errors)
+		wait += r.ClientRunWaitUsPerOp * float64(r.Count+r.Errors)
 		wall = max(wall, r.WallS)
 	}
 	if us <= 0 || wall <= 0 {
@@ -129,7 +131,7 @@ func cpuUseOf(d *document.Document, rs []document.Result) (cpuUse, bool) {
 	if cpus := d.Client.CPUs; cpus > 0 {
 		limit = min(limit, float64(cpus))
 	}
-	return cpuUse{cores: us / 1e6 / wall, limit: limit, lab: d.Lab != nil}, true
+	return cpuUse{cores: us / 1e6 / wall, wait: wait / 1e6 / wall, limit: limit, lab: d.Lab != nil}, true
 }
 
 func (u cpuUse) share() float64 { return u.cores / u.limit }
@@ -148,7 +150,11 @@ func (u cpuUse) sentence() string {
 		who = "objbench's process (the client and the lab's servers, which run in it)"
 	}
 	if u.bound() {
-		s := fmt.Sprintf("%s used %.0f%% of %s (%.2f cores of CPU, waits for a CPU included): ", who, 100*u.share(), of, u.cores)
+		s := fmt.Sprintf("%s used %.0f%% of %s (%.2f cores of CPU): ", who, 100*u.share(), of, u.cores)
+		if u.wait >= 0.01 {
+			s = fmt.Sprintf("%s wanted %.0f%% of %s (%.2f cores of CPU used, %.2f more waited for while other work held them): ",
+				who, 100*u.share(), of, u.cores-u.wait, u.wait)
+		}
 		if u.lab {
 			return s + "the machine's CPU is the limit, not the emulated path; run the lab apart (objbench lab) or on a larger machine"
 		}
