@@ -21,8 +21,9 @@ const rateZ = 3
 //
 // A step is judged as a whole (a mixed step's ops together): the
 // operations done against those offered over its wall time, less the ones
-// still in flight when its time ran out (offered rate x mean latency, by
-// Little's law: they were started but cannot count). What is left is a
+// still in flight when its time ran out (offered rate x mean service time
+// by Little's law, at most every worker: they were started but cannot
+// count). What is left is a
 // shortfall only beyond rateZ standard deviations of a Poisson count of
 // the offered mean (uniform arrivals vary less, so the bound is safe for
 // both). An op of a mix is named only when its count is off its share by
@@ -127,7 +128,7 @@ func stepRate(doc *document.Document, rs []document.Result) []document.Finding {
 		}
 		out = append(out, finding("rate-not-reached", High, text, ev))
 	}
-	if len(rs) < 2 || done < 1 {
+	if rs[0].Workload != document.Mixed || done < 1 {
 		return out
 	}
 	count := map[string]float64{}
