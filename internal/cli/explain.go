@@ -32,6 +32,7 @@ type explainFlags struct {
 	prices  string
 	apis    []string
 	th      threshold.Set
+	whatIf  bool
 }
 
 func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -55,6 +56,7 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.output, "program-output", "", `write the program's stdout and stderr to FILE instead of objbench's stderr with a "NAME| " prefix`)
 	fl.Var(f.th.For(threshold.Explain), "threshold", threshold.Usage)
 	fl.StringVar(&f.prices, "prices", "", "price file laid over the list prices (see 'objbench run --help')")
+	fl.BoolVar(&f.whatIf, "what-if", false, "also print the program re-timed under each fix (one kept client, no 100-continue, N in parallel, HTTP/2, another RTT): predicted wall time and saving")
 	fl.StringArrayVar(&f.save.labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")
 	fl.BoolVar(&f.save.noSave, "no-save", false, "do not save the run in the results database")
 	fl.StringVar(&f.save.report, "report", "", "also write the run as a self-contained HTML page (with the waterfall) to FILE")
@@ -82,11 +84,8 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 		return usageError{err}
 	}
 	labCfg.APIs = f.apis
-	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out,
+	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out, CloseOutput: closeOut,
 		Prices: prices, RunID: document.NewRunID(), Labels: labels})
-	if cerr := closeOut(); err == nil && cerr != nil {
-		err = cerr
-	}
 	if msg, status, ok := explain.Failed(err); ok {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 		return exitStatus{status}
@@ -98,7 +97,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 		if f.jsonOut {
 			return report.WriteExplainJSON(w, d)
 		}
-		return report.WriteExplainText(w, d)
+		return report.WriteExplain(w, d, f.whatIf)
 	}); werr != nil {
 		return werr
 	}

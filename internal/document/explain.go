@@ -40,10 +40,20 @@ type Explain struct {
 	// wait100, wait, recv).
 	RoundTripsPerObject float64            `json:"round_trips_per_object"`
 	RoundTripsByPhase   map[string]float64 `json:"round_trips_by_phase"`
-	// MaxInFlight is the most requests in flight at once; MaxOpenConns the
-	// most connections open at once.
+	// MaxInFlight is the most requests in flight at once and MaxOpenConns
+	// the most connections open at once, as the client saw them: a request
+	// is in flight from half a round trip before it reached the server
+	// until half a round trip after its answer left.
 	MaxInFlight  int `json:"max_in_flight"`
 	MaxOpenConns int `json:"max_open_conns"`
+	// ServerMaxInFlight and ServerMaxOpenConns are the same at the
+	// server, where requests a round trip apart rarely overlap.
+	ServerMaxInFlight  int `json:"server_max_in_flight"`
+	ServerMaxOpenConns int `json:"server_max_open_conns"`
+	// ExpectedMisses counts 404 answers the program expected: a check
+	// (or a first try) answered 404 and followed by the creation of what
+	// was missing, as a HEAD before a create. They are not in Errors.
+	ExpectedMisses int `json:"expected_misses"`
 	// ExpectContinue counts requests sent with Expect: 100-continue.
 	ExpectContinue int `json:"expect_continue"`
 	// ExtraHeaders counts requests carrying each checksum or SDK-added
@@ -57,6 +67,10 @@ type Explain struct {
 	Cost                  *Cost          `json:"cost,omitempty"`
 	Conns                 []ExplainConn  `json:"conns"`
 	Findings              []Finding      `json:"findings"`
+	// WhatIf is the recorded program re-timed under each fix: its
+	// dependency graph (same connection, same thread of requests, the
+	// program's own gaps kept) with the fix's durations.
+	WhatIf []WhatIf `json:"what_if,omitempty"`
 	// Problem says, in one line, why there is nothing to explain (no
 	// request reached the lab); empty when there is.
 	Problem string `json:"problem,omitempty"`
@@ -82,9 +96,24 @@ type ExplainConn struct {
 	Requests []ExplainRequest `json:"requests"`
 }
 
+// WhatIf is one scenario of the what-if model.
+type WhatIf struct {
+	// ID names the scenario (stable: reuse, no-expect, parallel-N, http2,
+	// single-request-upload, rtt-Nms); Text says what changes.
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	// WallS is the predicted wall time of the program, SaveS the recorded
+	// wall time less it (seconds).
+	WallS float64 `json:"wall_s"`
+	SaveS float64 `json:"save_s"`
+}
+
 // ExplainRequest is one request, times in seconds since the program started
 // (the server's clock).
 type ExplainRequest struct {
+	// ID is "CONN.N": the connection's id and the request's place on it
+	// (from 1), as findings name it.
+	ID        string `json:"id"`
 	Method    string `json:"method"`
 	Path      string `json:"path"`
 	Operation string `json:"operation"`
@@ -130,6 +159,14 @@ func (d *ExplainDocument) finite() Doc {
 		e.Conns[i] = cn
 	}
 	e.Findings, e.Cost = cleanFindings(e.Findings), cleanCost(e.Cost)
+	e.WhatIf = make([]WhatIf, len(d.Explain.WhatIf))
+	for i, w := range d.Explain.WhatIf {
+		w.WallS, w.SaveS = Finite(w.WallS), Finite(w.SaveS)
+		e.WhatIf[i] = w
+	}
+	if len(e.WhatIf) == 0 {
+		e.WhatIf = nil
+	}
 	if e.Findings == nil {
 		e.Findings = []Finding{}
 	}

@@ -11,6 +11,10 @@ type Finding struct {
 	Text     string `json:"text"`
 	// Evidence holds the numbers the sentence was made from.
 	Evidence map[string]float64 `json:"evidence,omitempty"`
+	// Conns and Requests name the connections (their ids) and requests
+	// ("CONN.N") of an explained program the finding is about.
+	Conns    []int    `json:"conns,omitempty"`
+	Requests []string `json:"requests,omitempty"`
 }
 
 // Cost is what a document's requests cost at a provider's list prices, and

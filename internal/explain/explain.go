@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -70,7 +71,8 @@ func Analyze(in Input) document.Explain {
 	}
 	conns := slices.Clone(in.Conns)
 	sort.SliceStable(conns, func(i, j int) bool { return conns[i].Accepted.Before(conns[j].Accepted) })
-	var busy, flights, opens []interval
+	var busy, flights, opens, srvFlights, srvOpens []interval
+	var all []*document.ExplainRequest // for the expected misses
 	for _, c := range conns {
 		if len(c.Requests) == 0 && c.Handshake.IsZero() && c.BytesIn == 0 {
 			continue // a probe that said nothing (a port check)
@@ -100,7 +102,14 @@ func Analyze(in Input) document.Explain {
 		}
 		ec.HandshakeRTTs = connectRTTs + tlsRTTs
 		busy = append(busy, interval{ec.OpenedS, hsEnd})
-		opens = append(opens, interval{ec.OpenedS, ec.ClosedS})
+		// The client closed it half a round trip before the server saw it
+		// end; it learns of a close by the server half a round trip after.
+		clientClosed := ec.ClosedS + 0.5*rtt
+		if c.ClosedBy == "client" {
+			clientClosed = ec.ClosedS - 0.5*rtt
+		}
+		opens = append(opens, interval{ec.OpenedS, max(clientClosed, ec.OpenedS)})
+		srvOpens = append(srvOpens, interval{at(c.Accepted), ec.ClosedS})
 		proto := c.ALPN
 		if proto == "" {
 			proto = "http/1.1"
@@ -116,7 +125,7 @@ func Analyze(in Input) document.Explain {
 		first := true
 		for i, q := range c.Requests {
 			op := Operation(c.API, q.Method, q.Path, q.Query, q.Header, q.Status)
-			r := document.ExplainRequest{Method: q.Method, Path: q.Path, Operation: op.Name, Object: op.Object && q.Status < 400 && q.Status > 0,
+			r := document.ExplainRequest{ID: fmt.Sprintf("%d.%d", c.ID, i+1), Method: q.Method, Path: q.Path, Operation: op.Name, Object: op.Object && q.Status < 400 && q.Status > 0,
 				Status: q.Status, BytesIn: q.BytesIn, BytesOut: q.BytesOut, ArrivedS: at(q.Arrived), FirstByteS: at(q.FirstByte),
 				DoneS: at(q.Done), ExpectContinue: q.Expect, RoundTrips: map[string]float64{}}
 			if q.Done.IsZero() {
@@ -173,12 +182,13 @@ func Analyze(in Input) document.Explain {
 				}
 			}
 			busy = append(busy, interval{r.ArrivedS - 0.5*rtt, r.DoneS + 0.5*rtt + extra*rtt})
-			flights = append(flights, interval{r.ArrivedS, r.DoneS})
+			// In flight at the client, less a slack at its end for the lab's
+			// clock: a request cannot leave before the one before it on
+			// its connection was answered.
+			flights = append(flights, interval{r.ArrivedS - 0.5*rtt, max(r.DoneS+0.5*rtt-flightSlack(rtt), r.ArrivedS)})
+			srvFlights = append(srvFlights, interval{r.ArrivedS, r.DoneS})
 			e.Requests++
 			e.Operations[op.Name]++
-			if q.Status >= 400 || q.Status == 0 {
-				e.Errors++
-			}
 			if r.Object {
 				e.Objects++
 			}
@@ -192,10 +202,23 @@ func Analyze(in Input) document.Explain {
 		}
 		e.Conns = append(e.Conns, ec)
 	}
+	for i := range e.Conns {
+		for j := range e.Conns[i].Requests {
+			all = append(all, &e.Conns[i].Requests[j])
+		}
+	}
+	e.ExpectedMisses = expectedMisses(all)
+	for _, r := range all {
+		if r.Status >= 400 || r.Status == 0 {
+			e.Errors++
+		}
+	}
+	e.Errors -= e.ExpectedMisses
 	e.Connections = len(e.Conns)
 	e.StorageS = union(busy, 0, e.WallS)
 	e.NotStorageS = max(e.WallS-e.StorageS, 0)
 	e.MaxInFlight, e.MaxOpenConns = peak(flights), peak(opens)
+	e.ServerMaxInFlight, e.ServerMaxOpenConns = peak(srvFlights), peak(srvOpens)
 	if e.Objects > 0 {
 		n := float64(e.Objects)
 		e.RequestsPerObject = float64(e.Requests) / n
@@ -208,6 +231,10 @@ func Analyze(in Input) document.Explain {
 	}
 	return e
 }
+
+// flightSlack is how much of the end of a request's time in flight at the
+// client is not counted as overlapping the next: 1 ms and 5% of the RTT.
+func flightSlack(rtt float64) float64 { return 0.001 + 0.05*rtt }
 
 // union is the length of the union of intervals, clipped to [lo, hi].
 func union(iv []interval, lo, hi float64) float64 {

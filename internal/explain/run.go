@@ -36,9 +36,12 @@ type Config struct {
 	Timeout time.Duration
 	Stdin   io.Reader
 	// Output receives the program's standard output and error, kept apart
-	// from objbench's own (see PrefixWriter).
-	Output io.Writer
-	Prices analysis.Prices
+	// from objbench's own (see PrefixWriter); CloseOutput, when set, flushes
+	// or closes it once the program is done (its error is Run's when Run
+	// has none).
+	Output      io.Writer
+	CloseOutput func() error
+	Prices      analysis.Prices
 	// RunID and Labels go into the envelope, with Options(Argv, Timeout).
 	RunID  string
 	Labels map[string]string
@@ -57,6 +60,16 @@ func Options(argv []string, timeout time.Duration) map[string]string {
 // program probably ignored. A start failure of the lab or the program is
 // returned as such (lab.ErrCommandNotFound for a missing command).
 func Run(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
+	d, err := runProgram(ctx, cfg)
+	if cfg.CloseOutput != nil {
+		if cerr := cfg.CloseOutput(); err == nil && cerr != nil {
+			err = fmt.Errorf("program output: %w", cerr)
+		}
+	}
+	return d, err
+}
+
+func runProgram(ctx context.Context, cfg Config) (*document.ExplainDocument, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("no command to run")
 	}
@@ -148,6 +161,7 @@ func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices a
 	env.DurationS = end.Sub(start).Seconds()
 	d := &document.ExplainDocument{Envelope: env, Explain: e}
 	d.Explain.Findings = Findings(&d.Explain, in)
+	d.Explain.WhatIf = WhatIf(&d.Explain)
 	if cloud != "" && e.Requests > 0 {
 		d.Explain.Findings = append([]document.Finding{{ID: "explain-real-cloud", Severity: "high", Text: "Some requests went elsewhere: " + cloud + "."}}, d.Explain.Findings...)
 	}

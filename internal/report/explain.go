@@ -34,6 +34,12 @@ func WriteLabRecord(w io.Writer, d *document.ExplainDocument, dropped int) error
 // WriteExplainText writes an explanation: the figures per object, the
 // per-connection timeline, the findings and the cost.
 func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
+	return WriteExplain(w, d, false)
+}
+
+// WriteExplain is WriteExplainText, with the what-if scenarios after the
+// findings when whatIf is set (explain --what-if).
+func WriteExplain(w io.Writer, d *document.ExplainDocument, whatIf bool) error {
 	ew := &errWriter{w: w}
 	e := &d.Explain
 	if len(e.Program) == 0 {
@@ -57,9 +63,13 @@ func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
 		pct = 100 * e.NotStorageS / e.WallS
 	}
 	fmt.Fprintf(ew, "\nwall %s s: talking to storage %s s, not %s s (%.0f%%)\n", fixed(e.WallS, 2), fixed(e.StorageS, 2), fixed(e.NotStorageS, 2), pct)
-	fmt.Fprintf(ew, "objects %d (%s up, %s down)   requests %d (%s per object)   errors %d\n",
-		e.Objects, HumanBytes(float64(e.BytesUp)), HumanBytes(float64(e.BytesDown)), e.Requests, fixed(e.RequestsPerObject, 2), e.Errors)
-	fmt.Fprintf(ew, "connections %d (%s per object, most open at once %d)   TLS handshakes %d   most requests in flight %d\n",
+	misses := ""
+	if e.ExpectedMisses > 0 {
+		misses = fmt.Sprintf(" (and %d expected misses: a 404 before creating what was missing)", e.ExpectedMisses)
+	}
+	fmt.Fprintf(ew, "objects %d (%s up, %s down)   requests %d (%s per object)   errors %d%s\n",
+		e.Objects, HumanBytes(float64(e.BytesUp)), HumanBytes(float64(e.BytesDown)), e.Requests, fixed(e.RequestsPerObject, 2), e.Errors, misses)
+	fmt.Fprintf(ew, "connections %d (%s per object, most open at once %d)   TLS handshakes %d   most requests in flight %d (as the client saw them)\n",
 		e.Connections, fixed(e.ConnectionsPerObject, 2), e.MaxOpenConns, e.TLSHandshakes, e.MaxInFlight)
 	if e.RTTms > 0 {
 		var parts []string
@@ -90,7 +100,30 @@ func WriteExplainText(w io.Writer, d *document.ExplainDocument) error {
 	}
 	writeTimeline(ew, e)
 	WriteFindings(ew, e.Findings)
+	if whatIf {
+		writeWhatIf(ew, e)
+	}
 	return ew.err
+}
+
+// writeWhatIf prints the what-if scenarios: predicted wall time and saving.
+func writeWhatIf(w io.Writer, e *document.Explain) {
+	if len(e.WhatIf) == 0 {
+		fmt.Fprintln(w, "\nwhat if: no scenario applies (no request, or nothing to re-time)")
+		return
+	}
+	fmt.Fprintf(w, "\nwhat if (the recorded timeline re-timed under each fix: same connection, same thread of requests, the program's own gaps kept; recorded wall %s s)\n", fixed(e.WallS, 2))
+	var rows [][]string
+	for _, s := range e.WhatIf {
+		rows = append(rows, []string{"  " + s.ID, fixed(s.WallS, 2), fixed(s.SaveS, 2), fmt.Sprintf("%.0f%%", 100*document.Finite(s.SaveS/e.WallS))})
+	}
+	leftTable(w, []string{"  scenario", "wall s", "saves s", "saves"}, rows)
+	for _, s := range e.WhatIf {
+		lines := wrap(s.ID+": "+s.Text, 104)
+		for i, l := range lines {
+			fmt.Fprintf(w, "  %s%s\n", strings.Repeat(" ", min(i, 1)*4), l)
+		}
+	}
 }
 
 // writeTimeline prints each connection and its requests, times in seconds

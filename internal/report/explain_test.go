@@ -34,20 +34,21 @@ func explainFixture() *document.ExplainDocument {
 		Operations: map[string]int{"PutObject": 1, "GetObject": 1}, Protocols: map[string]int{"http/1.1": 2}, CostUSDPer1000Objects: 0.0027,
 		Conns: []document.ExplainConn{
 			{ID: 1, API: "s3", OpenedS: 0.5, HandshakeRTTs: 2, TLSVersion: "1.3", ALPN: "http/1.1", ClosedS: 0.9, ClosedBy: "client", Requests: []document.ExplainRequest{
-				{Method: "PUT", Path: "/objbench/k", Operation: "PutObject", Object: true, Status: 200, BytesIn: 7168, ArrivedS: 0.7, FirstByteS: 0.78, DoneS: 0.78,
+				{ID: "1.1", Method: "PUT", Path: "/objbench/k", Operation: "PutObject", Object: true, Status: 200, BytesIn: 7168, ArrivedS: 0.7, FirstByteS: 0.78, DoneS: 0.78,
 					ExpectContinue: true, Headers: []string{"expect: 100-continue", "x-amz-checksum-crc32"}, RoundTrips: rt(1, 1, 1, 1)}}},
 			{ID: 2, API: "s3", OpenedS: 1.0, HandshakeRTTs: 2, TLSVersion: "1.3", ALPN: "http/1.1", ClosedS: 1.4, ClosedBy: "idle-timeout", Requests: []document.ExplainRequest{
-				{Method: "GET", Path: "/objbench/k", Operation: "GetObject", Object: true, Status: 200, BytesOut: 7168, ArrivedS: 1.25, FirstByteS: 1.25, DoneS: 1.26,
+				{ID: "2.1", Method: "GET", Path: "/objbench/k", Operation: "GetObject", Object: true, Status: 200, BytesOut: 7168, ArrivedS: 1.25, FirstByteS: 1.25, DoneS: 1.26,
 					IdleBeforeS: 0.05, RoundTrips: rt(1, 1, 0, 1)}}},
 		},
-		Findings: []document.Finding{{ID: "explain-client-per-object", Severity: "high", Text: "2 objects used 2 connections."}},
+		Findings: []document.Finding{{ID: "explain-client-per-object", Severity: "high", Text: "2 objects used 2 connections.", Conns: []int{1}, Requests: []string{"1.1"}}},
+		WhatIf:   []document.WhatIf{{ID: "reuse", Text: "one client kept", WallS: 1.3, SaveS: 0.2}, {ID: "no-expect", Text: "no Expect: 100-continue", WallS: 1.42, SaveS: 0.08}},
 	}}
 }
 
 func TestWriteExplainTextGolden(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := WriteExplainText(&buf, explainFixture()); err != nil {
+	if err := WriteExplain(&buf, explainFixture(), true); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "explain.txt.golden", buf.Bytes())

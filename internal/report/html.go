@@ -59,6 +59,8 @@ type view struct {
 	StartTabs []startupTable
 	// Waterfalls are explained runs' connections and requests over time.
 	Waterfalls []figure
+	// WhatIf are explained runs' what-if scenarios.
+	WhatIf []whatIfView
 
 	// HasFindings is whether any run has findings or a cost.
 	HasFindings bool
@@ -80,6 +82,11 @@ type runView struct {
 
 type stepRow struct {
 	Cells []string
+}
+
+type whatIfView struct {
+	Label, WallS string
+	Rows         [][]string // scenario, wall s, saving s, what changes
 }
 
 type stratView struct {
@@ -114,6 +121,7 @@ func buildView(in HTMLInput) view {
 	v.OverTime = overTimeFigures(in.Runs)
 	v.Startup, v.StartTabs = startupFigures(in.Runs)
 	v.Waterfalls = waterfallFigures(in.Runs)
+	v.WhatIf = whatIfTables(in.Runs)
 	return v
 }
 

@@ -21,7 +21,8 @@ func waterfallFigures(runs []HTMLRun) []figure {
 		e := &r.Explain.Explain
 		caption := fmt.Sprintf("%s: one row per connection, time since the program started (the client's view: the server's times ± half a round trip). "+
 			"Grey: the connection open; orange: its handshake (TCP and TLS round trips); bars: requests (blue uploads, green downloads, grey other; red failed); "+
-			"dotted: the client's idle time before a request.", strings.Join(e.Program, " "))
+			"dotted: the client's idle time before a request. Outlined in red, with the label in red: the connections and requests a finding names "+
+			"(hover for which).", strings.Join(e.Program, " "))
 		if len(e.Conns) > waterfallRows {
 			caption += fmt.Sprintf(" The first %d of %d connections.", waterfallRows, len(e.Conns))
 		}
@@ -49,6 +50,16 @@ func waterfall(e *document.Explain) template.HTML {
 	x.finish()
 	px := func(v float64) float64 { return left + x.frac(v)*(width-left-right) }
 	rtt := e.RTTms / 1000
+	// What the findings name, by connection id and request id.
+	namedConn, namedReq := map[int][]string{}, map[string][]string{}
+	for _, f := range e.Findings {
+		for _, id := range f.Conns {
+			namedConn[id] = append(namedConn[id], f.ID)
+		}
+		for _, id := range f.Requests {
+			namedReq[id] = append(namedReq[id], f.ID)
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img">`,
 		coord(width), coord(height), coord(width), coord(height))
@@ -70,7 +81,12 @@ func waterfall(e *document.Explain) template.HTML {
 		if c.ALPN == "h2" {
 			proto += " h2"
 		}
-		fmt.Fprintf(&b, `<text class="rowlabel" x="%s" y="%s" text-anchor="end">conn %d %s %s</text>`, coord(left-6), coord(mid+4), c.ID, esc(c.API), esc(proto))
+		if ids := namedConn[c.ID]; len(ids) > 0 {
+			fmt.Fprintf(&b, `<text class="rowlabel named" x="%s" y="%s" text-anchor="end" fill="#b00">conn %d %s %s<title>%s</title></text>`,
+				coord(left-6), coord(mid+4), c.ID, esc(c.API), esc(proto), esc(strings.Join(ids, ", ")))
+		} else {
+			fmt.Fprintf(&b, `<text class="rowlabel" x="%s" y="%s" text-anchor="end">conn %d %s %s</text>`, coord(left-6), coord(mid+4), c.ID, esc(c.API), esc(proto))
+		}
 		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#bbb" stroke-width="2"><title>open %s-%s s, closed by %s</title></line>`,
 			coord(px(c.OpenedS)), coord(px(c.ClosedS)), coord(mid), coord(mid), fixed(c.OpenedS, 3), fixed(c.ClosedS, 3), esc(c.ClosedBy))
 		if hs := c.HandshakeRTTs * rtt; hs > 0 {
@@ -92,9 +108,13 @@ func waterfall(e *document.Explain) template.HTML {
 			case r.Method == "GET":
 				fill = "#009E73"
 			}
-			fmt.Fprintf(&b, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s %s %d, %s-%s s%s</title></rect>`,
-				coord(px(from)), coord(y+2), coord(max(px(to)-px(from), 1.5)), coord(rowH-4), fill,
-				esc(r.Operation), esc(r.Path), r.Status, fixed(r.ArrivedS, 3), fixed(r.DoneS, 3), esc(headersNote(r)))
+			outline, named := "", ""
+			if ids := namedReq[r.ID]; len(ids) > 0 {
+				outline, named = ` stroke="#b00" stroke-width="1.5"`, "; named by "+strings.Join(ids, ", ")
+			}
+			fmt.Fprintf(&b, `<rect class="mark" x="%s" y="%s" width="%s" height="%s" fill="%s"%s><title>%s %s %s %d, %s-%s s%s%s</title></rect>`,
+				coord(px(from)), coord(y+2), coord(max(px(to)-px(from), 1.5)), coord(rowH-4), fill, outline,
+				esc(r.ID), esc(r.Operation), esc(r.Path), r.Status, fixed(r.ArrivedS, 3), fixed(r.DoneS, 3), esc(headersNote(r)), esc(named))
 		}
 	}
 	b.WriteString(`</svg>`)
@@ -106,4 +126,21 @@ func headersNote(r document.ExplainRequest) string {
 		return ""
 	}
 	return "; " + strings.Join(r.Headers, ", ")
+}
+
+// whatIfTables are the explained runs' what-if scenarios.
+func whatIfTables(runs []HTMLRun) []whatIfView {
+	var out []whatIfView
+	for _, r := range runs {
+		if r.Explain == nil || len(r.Explain.Explain.WhatIf) == 0 {
+			continue
+		}
+		e := &r.Explain.Explain
+		v := whatIfView{Label: r.Label, WallS: fixed(e.WallS, 2)}
+		for _, s := range e.WhatIf {
+			v.Rows = append(v.Rows, []string{s.ID, fixed(s.WallS, 2), fixed(s.SaveS, 2), s.Text})
+		}
+		out = append(out, v)
+	}
+	return out
 }
