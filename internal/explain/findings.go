@@ -114,7 +114,9 @@ func droppedConnsRule(f *facts) []document.Finding {
 		end := f.lastEnd(ci)
 		found := false
 		for cj, d := range f.e.Conns {
-			if cj != ci && d.API == c.API && d.OpenedS > end+f.tol() && len(d.Requests) > 0 {
+			// Opened once c's last answer was in (the slack: a program that
+			// drops a client and makes the next at once).
+			if cj != ci && d.API == c.API && d.OpenedS >= end-f.tol() && len(d.Requests) > 0 {
 				replaced[cj], found = true, true
 			}
 		}

@@ -72,10 +72,14 @@ func newGraph(e *document.Explain) *graph {
 		if n.req < 0 {
 			g.hs[n.conn] = k
 		}
-		if p := last[n.conn]; p >= 0 && (n.req >= 0 && (e.Conns[n.conn].ALPN != "h2" || g.nodes[p].req < 0)) {
-			n.deps = append(n.deps, dep{p, n.start - g.nodes[p].end})
-		} else if p >= 0 && n.req >= 0 {
-			n.deps = append(n.deps, dep{g.hs[n.conn], n.start - g.nodes[g.hs[n.conn]].end})
+		// The connection only orders: the program's own time is on the
+		// dependency below (a connection idle while the program waited for
+		// another is not the program's work).
+		if p := last[n.conn]; p >= 0 && n.req >= 0 {
+			if e.Conns[n.conn].ALPN == "h2" {
+				p = g.hs[n.conn]
+			}
+			n.deps = append(n.deps, dep{p, min(n.start-g.nodes[p].end, 0)})
 		}
 		last[n.conn] = k
 		// The step that ended last at or before this one's start.

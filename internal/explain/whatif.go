@@ -342,7 +342,8 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 		}
 		cpu = max(cpu, m)
 	}
-	pendingHS := 0.0 // a handshake of the run waiting for its request
+	pendingHS := 0.0  // a handshake of the run waiting for its request
+	pendingGap := 0.0 // and the program's time before it
 	prevEnd := g.nodes[r.first].start
 	for k := r.first; k <= r.last; k++ {
 		nd := g.nodes[k]
@@ -351,9 +352,12 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 		dur := nd.end - nd.start
 		req := g.request(k)
 		if req == nil {
-			pendingHS += gap + dur
+			pendingHS += dur
+			pendingGap += gap
 			continue
 		}
+		gap += pendingGap
+		pendingGap = 0
 		if !req.Object {
 			barrier()
 			free[0] += pendingHS + gap + dur
