@@ -21,7 +21,16 @@ type row struct {
 	UploadS  float64 `json:"upload_s"`
 	Error    string  `json:"error"`
 	Log      string  `json:"log"`
-	Explain  struct {
+	// Fix is the next variant's saving, measured and predicted by
+	// explain's what-if from this variant's timeline.
+	Fix *struct {
+		To        string  `json:"to"`
+		Scenario  string  `json:"scenario"`
+		Measured  float64 `json:"measured_save_s"`
+		Predicted float64 `json:"predicted_save_s"`
+	} `json:"fix"`
+	Explain struct {
+		WallS          float64        `json:"wall_s"`
 		RTTms          float64        `json:"rtt_ms"`
 		Objects        int            `json:"objects"`
 		Requests       int            `json:"requests"`
@@ -177,5 +186,46 @@ func TestClientsCompare(t *testing.T) {
 	if gcs.Explain.Objects != 1 || upload != 2 || ops["ResumableInitiate"] != 1 || ops["ResumableChunk (final)"] != 1 || ops["GetBucket"] > 1 {
 		t.Errorf("google-cloud-storage 9 MiB upload: %d objects, %d requests %v; want 1 object in 2 requests, ResumableInitiate and ResumableChunk (final), and at most one GetBucket",
 			gcs.Explain.Objects, gcs.Explain.Requests, ops)
+	}
+}
+
+// TestClientsWhatIf checks explain's what-if model by running the fix:
+// for every library, the saving it predicts from the naive variant's
+// timeline for one kept client, and from the reused variant's for 10
+// requests in parallel, is within 15% of the saving measured by running
+// the reused and parallel variants on the same profile (cross-region, 20
+// objects of 1 KiB up then down: savings of 3 to 9 s, where the programs'
+// start-up, which varies by about 0.1 s run to run, is a few per cent).
+// The rows are those of examples/clients/compare (the README's table).
+// About 2 minutes on 2 cores; Azure only with azurite-blob installed.
+func TestClientsWhatIf(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
+	_, objbench := compareEnv(t)
+	rows := runCompare(t, objbench, "cross-region")
+	checked := map[string]bool{}
+	for _, lib := range []string{"python-boto3", "python-gcs", "python-azure", "node-s3", "go-awssdk"} {
+		for _, variant := range []string{"naive", "reused"} {
+			r, ok := rows[lib+" "+variant]
+			if !ok {
+				t.Logf("%s %s: not run (left out by compare)", lib, variant)
+				continue
+			}
+			if r.Fix == nil {
+				t.Errorf("%s %s: no what-if check (the next variant or the scenario is missing)", lib, variant)
+				continue
+			}
+			f := r.Fix
+			t.Logf("%-12s %-6s -> %-8s saves %.2f s measured, %.2f s predicted (%s), %+.0f%%", lib, variant, f.To, f.Measured, f.Predicted, f.Scenario,
+				100*(f.Predicted-f.Measured)/f.Measured)
+			if f.Measured <= 0 || math.Abs(f.Predicted-f.Measured) > 0.15*f.Measured {
+				t.Errorf("%s %s -> %s: predicted saving %.2f s, measured %.2f s: want within 15%%", lib, variant, f.To, f.Predicted, f.Measured)
+			}
+			checked[lib] = true
+		}
+	}
+	if !checked["python-boto3"] || !checked["go-awssdk"] {
+		t.Errorf("checked %v: want every installed library", checked)
 	}
 }

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"math"
 	"sort"
 
 	"github.com/objbench/objbench/internal/document"
@@ -82,13 +83,21 @@ func newGraph(e *document.Explain) *graph {
 			n.deps = append(n.deps, dep{p, min(n.start-g.nodes[p].end, 0)})
 		}
 		last[n.conn] = k
-		// The step that ended last at or before this one's start.
+		// The step that ended last at or before this one's start, and those
+		// that ended with it (within the slack: a request and the
+		// background one beside it, either of which the program waited for).
 		i := sort.Search(len(byEnd), func(i int) bool { return g.nodes[byEnd[i]].end > n.start+1e-9 }) - 1
+		latest := math.Inf(-1)
 		for ; i >= 0; i-- {
-			if p := byEnd[i]; p != k && g.nodes[p].start < n.start {
-				n.deps = append(n.deps, dep{p, n.start - g.nodes[p].end})
+			p := byEnd[i]
+			if p == k || g.nodes[p].start >= n.start {
+				continue
+			}
+			if g.nodes[p].end < latest-g.slack() {
 				break
 			}
+			latest = max(latest, g.nodes[p].end)
+			n.deps = append(n.deps, dep{p, n.start - g.nodes[p].end})
 		}
 	}
 	g.tail = e.WallS - maxEnd
@@ -140,6 +149,10 @@ func (g *graph) retime(f fix) float64 {
 	}
 	return last + g.tail
 }
+
+// slack is how close two ends are to count as one: the lab's clock and
+// the client's scheduling.
+func (g *graph) slack() float64 { return 0.002 + 0.05*g.rtt }
 
 // request is node k's request (nil for a handshake).
 func (g *graph) request(k int) *document.ExplainRequest {

@@ -121,6 +121,9 @@ func (g *graph) reuse(only map[int]bool) float64 {
 					}
 				}
 				v := &vconn{api: c.API, busy: math.Inf(1)}
+				if len(c.Requests) == 0 { // a connection opened and never used
+					v.busy = start + n.end - n.start
+				}
 				pool = append(pool, v)
 				of[n.conn] = v
 				return n.end - n.start
@@ -309,8 +312,9 @@ func (g *graph) sequentialRuns() []run {
 // run's object requests go to n workers in order, each with a connection
 // of its own (a handshake for each beyond the first); other requests (set
 // up, lists) and a change from uploads to downloads wait for all before
-// them. The program's own time before each request (the recorded gap)
-// runs one thread at a time, as in Python (the GIL) or Node.js. The run's
+// them. The program's own time before each request (the recorded gap) is
+// kept: its least over the run, the CPU a request needs, runs one thread at
+// a time, as in Python (the GIL) or Node.js; the rest overlaps. The run's
 // recorded span is replaced by the schedule's; the rest of the program
 // moves with it.
 func (g *graph) parallel(runs []run, n int) float64 {
@@ -341,6 +345,22 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 			free[i] = m
 		}
 		cpu = max(cpu, m)
+	}
+	// The program's own time before each object request (a handshake's
+	// included), but the run's first.
+	cpuGap, unitGap, units := math.Inf(1), 0.0, 0
+	for k := r.first + 1; k <= r.last; k++ {
+		unitGap += max(g.nodes[k].start-g.nodes[k-1].end, 0)
+		if q := g.request(k); q != nil {
+			if q.Object && units > 0 {
+				cpuGap = min(cpuGap, unitGap)
+			}
+			units++
+			unitGap = 0
+		}
+	}
+	if math.IsInf(cpuGap, 1) {
+		cpuGap = 0
 	}
 	pendingHS := 0.0  // a handshake of the run waiting for its request
 	pendingGap := 0.0 // and the program's time before it
@@ -378,8 +398,12 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 				w = i
 			}
 		}
-		t := max(free[w], cpu) + gap
-		cpu = t
+		// The least of the run's gaps is the CPU every request needs, run
+		// one thread at a time; the rest (waits: the scheduler, I/O) overlaps.
+		c := min(gap, cpuGap)
+		cs := max(free[w], cpu)
+		cpu = cs + c
+		t := cs + gap
 		if pendingHS > 0 {
 			t += pendingHS
 			hasConn[w] = true
