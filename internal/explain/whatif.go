@@ -45,7 +45,7 @@ func WhatIf(e *document.Explain) []document.WhatIf {
 	}
 	if runs := g.sequentialRuns(); len(runs) > 0 {
 		add(fmt.Sprintf("parallel-%d", ParallelWorkers), fmt.Sprintf("%d requests in parallel where the program sent them one at a time "+
-			"(a connection each, a handshake per new one; the program's own time between requests kept, one thread at a time)", ParallelWorkers),
+			"(a connection each, a handshake per new one; the program's own time between requests kept, the least of it, its CPU per request, one thread at a time)", ParallelWorkers),
 			g.parallel(runs, ParallelWorkers))
 	}
 	if g.h1Conns() > 0 {
