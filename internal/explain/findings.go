@@ -87,7 +87,7 @@ func (f *facts) finding(id, sev, text string, ev map[string]float64, conns []int
 	return document.Finding{ID: id, Severity: sev, Text: text, Evidence: ev, Conns: ids, Requests: reqs}
 }
 
-// clientEnd is when connection ci's last request ended, at the client.
+// lastEnd is when connection ci's last request ended, at the client.
 func (f *facts) lastEnd(ci int) float64 {
 	c := f.e.Conns[ci]
 	if len(c.Requests) == 0 {
