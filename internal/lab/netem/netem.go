@@ -122,7 +122,7 @@ func New(cfg Config) (*Network, error) {
 	n.down = newDirection(cfg.Down, rtt, cfg.MTU)
 	ce := &endpoint{mtu: uint32(cfg.MTU), out: n.up}
 	se := &endpoint{mtu: uint32(cfg.MTU), out: n.down}
-	n.up.dst, n.down.dst = se, ce
+	n.up.out, n.down.out = se.deliver, ce.deliver
 	var err error
 	if n.client, err = newStack(ce, ClientAddr, cfg.Client); err != nil {
 		return nil, err

@@ -21,7 +21,8 @@ import (
 type direction struct {
 	p     Path
 	queue int // drop-tail limit in bytes
-	dst   *endpoint
+	// out receives each packet as it arrives; it owns the data.
+	out   func(proto tcpip.NetworkProtocolNumber, data buffer.Buffer)
 	epoch time.Time
 
 	mu         sync.Mutex
@@ -60,9 +61,9 @@ func newDirection(p Path, rtt time.Duration, mtu int) *direction {
 
 func (d *direction) now() int64 { return int64(time.Since(d.epoch)) }
 
-// send admits one packet onto the wire, or drops it.
-func (d *direction) send(pkt *stack.PacketBuffer) {
-	size := pkt.Size()
+// send admits one packet of size bytes onto the wire, or drops it; data
+// is called only for an admitted packet, for its contents.
+func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func() buffer.Buffer) {
 	d.mu.Lock()
 	if d.p.Loss > 0 && d.rng.Float64() < d.p.Loss {
 		d.mu.Unlock()
@@ -95,7 +96,7 @@ func (d *direction) send(pkt *stack.PacketBuffer) {
 		}
 		d.fifo, d.head = grown, 0
 	}
-	d.fifo[(d.head+d.n)%len(d.fifo)] = packet{at: at, proto: pkt.NetworkProtocolNumber, data: pkt.ToBuffer()}
+	d.fifo[(d.head+d.n)%len(d.fifo)] = packet{at: at, proto: proto, data: data()}
 	d.n++
 	first := d.n == 1
 	d.mu.Unlock()
@@ -157,14 +158,7 @@ func (d *direction) run() {
 func (d *direction) deliver(p packet) {
 	d.packets.Add(1)
 	d.bytes.Add(p.data.Size())
-	disp := d.dst.dispatcher()
-	if disp == nil {
-		p.data.Release()
-		return
-	}
-	pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: p.data})
-	disp.DeliverNetworkPacket(p.proto, pkt)
-	pkt.DecRef()
+	d.out(p.proto, p.data)
 }
 
 func (d *direction) drain() {
@@ -206,9 +200,21 @@ func (e *endpoint) dispatcher() stack.NetworkDispatcher {
 
 func (e *endpoint) WritePackets(pkts stack.PacketBufferList) (int, tcpip.Error) {
 	for _, pkt := range pkts.AsSlice() {
-		e.out.send(pkt)
+		e.out.send(pkt.Size(), pkt.NetworkProtocolNumber, pkt.ToBuffer)
 	}
 	return pkts.Len(), nil
+}
+
+// deliver hands an arriving packet to the stack.
+func (e *endpoint) deliver(proto tcpip.NetworkProtocolNumber, data buffer.Buffer) {
+	disp := e.dispatcher()
+	if disp == nil {
+		data.Release()
+		return
+	}
+	pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: data})
+	disp.DeliverNetworkPacket(proto, pkt)
+	pkt.DecRef()
 }
 
 func (e *endpoint) Attach(d stack.NetworkDispatcher) {

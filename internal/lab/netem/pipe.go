@@ -1,0 +1,98 @@
+package netem
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"gvisor.dev/gvisor/pkg/buffer"
+	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/header"
+)
+
+// Pipe is the same wire as Network's without the stacks: it carries the IP
+// packets two devices read and write (TUN devices, each in a network
+// namespace of its own), so the TCP on the wire is the kernels' own. It is
+// the lab's reference for its own stacks, and the path a program's own TCP
+// takes in `lab exec`.
+type Pipe struct {
+	up, down       *direction
+	client, server io.ReadWriteCloser
+	wg             sync.WaitGroup
+	closeOnce      sync.Once
+}
+
+// NewPipe starts carrying packets: what client writes crosses Up and is
+// written to server; what server writes crosses Down. Each read of a
+// device is one IP packet, each write one (a TUN device without packet
+// information). Close stops the wire and closes both devices.
+func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
+	if cfg.MTU == 0 {
+		cfg.MTU = 1500
+	}
+	for _, p := range []Path{cfg.Up, cfg.Down} {
+		if p.Delay < 0 || p.Jitter < 0 || p.Rate < 0 || p.Queue < 0 || p.Loss < 0 || p.Loss > 1 {
+			return nil, errors.New("netem: delay, jitter, rate and queue must not be negative, and loss must be within 0-100%")
+		}
+	}
+	rtt := cfg.Up.Delay + cfg.Down.Delay
+	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU), down: newDirection(cfg.Down, rtt, cfg.MTU), client: client, server: server}
+	p.up.out, p.down.out = writeTo(server), writeTo(client)
+	go p.up.run()
+	go p.down.run()
+	p.wg.Add(2)
+	go p.read(client, p.up, cfg.MTU)
+	go p.read(server, p.down, cfg.MTU)
+	return p, nil
+}
+
+// writeTo delivers arriving packets to a device. A write that fails (the
+// device closing, its queue full) drops the packet, as a NIC does.
+func writeTo(dev io.Writer) func(tcpip.NetworkProtocolNumber, buffer.Buffer) {
+	return func(_ tcpip.NetworkProtocolNumber, data buffer.Buffer) {
+		b := data.Flatten()
+		data.Release()
+		_, _ = dev.Write(b)
+	}
+}
+
+func (p *Pipe) read(dev io.Reader, d *direction, mtu int) {
+	defer p.wg.Done()
+	buf := make([]byte, max(mtu, 65535))
+	for {
+		n, err := dev.Read(buf)
+		if err != nil {
+			return
+		}
+		if n < header.IPv4MinimumSize || header.IPVersion(buf[:n]) != header.IPv4Version {
+			continue // the kernel's IPv6 router solicitations and the like
+		}
+		d.send(n, header.IPv4ProtocolNumber, func() buffer.Buffer { return buffer.MakeWithData(append([]byte(nil), buf[:n]...)) })
+	}
+}
+
+// Config is the configuration in force, with the queues filled in.
+func (p *Pipe) Config() (up, down Path) {
+	up, down = p.up.p, p.down.p
+	up.Queue, down.Queue = p.up.queue, p.down.queue
+	return up, down
+}
+
+// Stats returns the counters of each direction.
+func (p *Pipe) Stats() (up, down Stats) { return p.up.stats(), p.down.stats() }
+
+// Close stops the wire and closes both devices.
+func (p *Pipe) Close() error {
+	var err error
+	p.closeOnce.Do(func() {
+		p.up.stop()
+		p.down.stop()
+		err = errors.Join(p.client.Close(), p.server.Close())
+		p.wg.Wait()
+	})
+	if err != nil {
+		return fmt.Errorf("netem: close pipe: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+// Package netns makes network namespaces of their own and TUN devices in
+// them, so that a program's (or a test's) kernel TCP can cross the lab's
+// user-space wire (netem.Pipe). The namespaces are anonymous: the kernel
+// removes one, with its devices, when its last handle closes or its last
+// process exits, so nothing is left behind even when objbench is killed.
+// It needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and /dev/net/tun.
+package netns
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// NS is a network namespace held open by a handle.
+type NS struct {
+	f *os.File
+}
+
+var (
+	availOnce sync.Once
+	availErr  error
+)
+
+// Available says whether namespaces with TUN devices can be made here: nil,
+// or why not (checked once by making one).
+func Available() error {
+	availOnce.Do(func() {
+		ns, err := New()
+		if err != nil {
+			availErr = err
+			return
+		}
+		defer ns.Close()
+		tun, err := ns.TUN("probe0", net.IPv4(10, 77, 9, 1), 24, 1500)
+		if err != nil {
+			availErr = err
+			return
+		}
+		tun.Close()
+	})
+	return availErr
+}
+
+// onThread runs fn on an OS thread of its own, locked, and returns the
+// thread to the runtime only once it is back in the namespace it started
+// in (else the thread ends with the goroutine).
+func onThread(fn func(home *os.File) error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		home, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("netns: %w", err)
+			return
+		}
+		defer home.Close()
+		err = fn(home)
+		if unix.Setns(int(home.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		errc <- err
+	}()
+	return <-errc
+}
+
+// New makes a network namespace with its loopback up.
+func New() (*NS, error) {
+	var ns *NS
+	err := onThread(func(*os.File) error {
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			return fmt.Errorf("netns: new network namespace: %w", err)
+		}
+		f, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			return fmt.Errorf("netns: %w", err)
+		}
+		if err := ifUp("lo", 0); err != nil {
+			f.Close()
+			return err
+		}
+		ns = &NS{f: f}
+		return nil
+	})
+	return ns, err
+}
+
+// Do runs fn inside the namespace, on a locked OS thread: sockets fn makes
+// belong to the namespace, and so does a process it starts (exec.Cmd.Start
+// forks from the calling thread).
+func (n *NS) Do(fn func() error) error {
+	return onThread(func(*os.File) error {
+		if err := unix.Setns(int(n.f.Fd()), unix.CLONE_NEWNET); err != nil {
+			return fmt.Errorf("netns: enter: %w", err)
+		}
+		return fn()
+	})
+}
+
+// Listen listens inside the namespace.
+func (n *NS) Listen(network, addr string) (ln net.Listener, err error) {
+	err = n.Do(func() error {
+		ln, err = net.Listen(network, addr)
+		return err
+	})
+	return ln, err
+}
+
+// ListenPacket listens for datagrams inside the namespace.
+func (n *NS) ListenPacket(network, addr string) (pc net.PacketConn, err error) {
+	err = n.Do(func() error {
+		pc, err = net.ListenPacket(network, addr)
+		return err
+	})
+	return pc, err
+}
+
+// TUN makes a TUN device in the namespace with addr/prefix and mtu, up.
+// Reads and writes are whole IPv4 or IPv6 packets; closing the file
+// removes the device.
+func (n *NS) TUN(name string, addr net.IP, prefix, mtu int) (*os.File, error) {
+	var f *os.File
+	err := n.Do(func() error {
+		fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			return fmt.Errorf("netns: open /dev/net/tun: %w", err)
+		}
+		ifr, err := unix.NewIfreq(name)
+		if err != nil {
+			unix.Close(fd)
+			return fmt.Errorf("netns: TUN %s: %w", name, err)
+		}
+		ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
+		if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
+			unix.Close(fd)
+			return fmt.Errorf("netns: TUN %s: %w", name, err)
+		}
+		f = os.NewFile(uintptr(fd), "/dev/net/tun:"+name)
+		if err := setAddr(name, addr, prefix); err != nil {
+			f.Close()
+			return err
+		}
+		if err := ifUp(name, mtu); err != nil {
+			f.Close()
+			return err
+		}
+		return nil
+	})
+	return f, err
+}
+
+// AddLoopback gives the namespace's loopback one more address (addr/32),
+// e.g. the host's name server's, so a server in the namespace can answer
+// there.
+func (n *NS) AddLoopback(label string, addr net.IP) error {
+	return n.Do(func() error { return setAddr(label, addr, 32) })
+}
+
+// Close drops the handle; the kernel removes the namespace once no process
+// is left in it.
+func (n *NS) Close() error { return n.f.Close() }
+
+func ioctlSocket(fn func(fd int) error) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("netns: socket: %w", err)
+	}
+	defer unix.Close(fd)
+	return fn(fd)
+}
+
+func setAddr(name string, addr net.IP, prefix int) error {
+	a4 := addr.To4()
+	if a4 == nil {
+		return errors.New("netns: IPv4 addresses only")
+	}
+	return ioctlSocket(func(fd int) error {
+		ifr, err := unix.NewIfreq(name)
+		if err != nil {
+			return err
+		}
+		if err := ifr.SetInet4Addr(a4); err != nil {
+			return err
+		}
+		if err := unix.IoctlIfreq(fd, unix.SIOCSIFADDR, ifr); err != nil {
+			return fmt.Errorf("netns: address of %s: %w", name, err)
+		}
+		mask, _ := unix.NewIfreq(name)
+		_ = mask.SetInet4Addr(net.CIDRMask(prefix, 32))
+		if err := unix.IoctlIfreq(fd, unix.SIOCSIFNETMASK, mask); err != nil {
+			return fmt.Errorf("netns: netmask of %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+func ifUp(name string, mtu int) error {
+	return ioctlSocket(func(fd int) error {
+		if mtu > 0 {
+			ifr, err := unix.NewIfreq(name)
+			if err != nil {
+				return err
+			}
+			ifr.SetUint32(uint32(mtu))
+			if err := unix.IoctlIfreq(fd, unix.SIOCSIFMTU, ifr); err != nil {
+				return fmt.Errorf("netns: MTU of %s: %w", name, err)
+			}
+		}
+		ifr, err := unix.NewIfreq(name)
+		if err != nil {
+			return err
+		}
+		if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+			return fmt.Errorf("netns: flags of %s: %w", name, err)
+		}
+		ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
+		if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+			return fmt.Errorf("netns: bring %s up: %w", name, err)
+		}
+		return nil
+	})
+}

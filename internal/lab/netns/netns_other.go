@@ -1,0 +1,40 @@
+//go:build !linux
+
+// Package netns makes network namespaces with TUN devices on Linux; on
+// other systems there are none, and the lab keeps its portable path.
+package netns
+
+import (
+	"errors"
+	"net"
+	"os"
+)
+
+var errUnsupported = errors.New("network namespaces are Linux's")
+
+// NS is a network namespace (none here).
+type NS struct{}
+
+// Available says why there are no namespaces here.
+func Available() error { return errUnsupported }
+
+// New fails: no namespaces here.
+func New() (*NS, error) { return nil, errUnsupported }
+
+// Do fails: no namespaces here.
+func (n *NS) Do(func() error) error { return errUnsupported }
+
+// Listen fails: no namespaces here.
+func (n *NS) Listen(string, string) (net.Listener, error) { return nil, errUnsupported }
+
+// ListenPacket fails: no namespaces here.
+func (n *NS) ListenPacket(string, string) (net.PacketConn, error) { return nil, errUnsupported }
+
+// TUN fails: no namespaces here.
+func (n *NS) TUN(string, net.IP, int, int) (*os.File, error) { return nil, errUnsupported }
+
+// AddLoopback fails: no namespaces here.
+func (n *NS) AddLoopback(string, net.IP) error { return errUnsupported }
+
+// Close does nothing.
+func (n *NS) Close() error { return nil }
