@@ -36,6 +36,7 @@ func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	lf.register(cmd.Flags(), false)
+	cmd.Flags().StringVar(&lf.Network, "network", lab.NetworkAuto, lab.NetworkHelp)
 	return cmd
 }
 
@@ -69,6 +70,9 @@ func runLabExec(ctx context.Context, lf *labFlags, profile string, argv []string
 		return err
 	}
 	defer l.Close()
+	if n := l.Notice(); n != "" {
+		fmt.Fprintln(stderr, "objbench: lab exec: "+n)
+	}
 	code, err := l.Exec(ctx, argv, os.Stdin, stdout, stderr)
 	if errors.Is(err, lab.ErrCommandNotFound) {
 		fmt.Fprintf(stderr, "objbench: lab exec: %s\n", err)

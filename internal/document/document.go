@@ -101,8 +101,13 @@ type LabInfo struct {
 	// DNSms is the lab resolver's lookup time (0: endpoints by IP address).
 	DNSms float64 `json:"dns_ms"`
 	// Network is the model that carried the run: "netstack" (user-space
-	// TCP/IP stacks across an emulated wire) or "direct" (loopback).
+	// TCP/IP stacks across an emulated wire), "netns" (a program's own
+	// kernel TCP in a network namespace of its own on the same kind of
+	// wire: lab exec, explain) or "direct" (loopback).
 	Network string `json:"network"`
+	// NetworkNote says why a program's run fell back to netstack, and what
+	// that path cannot show; empty otherwise.
+	NetworkNote string `json:"network_note,omitempty"`
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`

@@ -23,21 +23,25 @@ type watch struct {
 	hosts []string
 	wg    sync.WaitGroup
 	conns map[net.Conn]struct{}
+	// labHosts go into NO_PROXY beside loopback.
+	labHosts []string
 }
 
-// startWatch listens on 127.0.0.1; nil when the environment already names
-// a proxy (the program keeps the user's) or when it cannot listen.
-func startWatch() *watch {
+// startWatch listens on 127.0.0.1 with listen (where the program is: its
+// own namespace on the lab's netns path); nil when the environment already
+// names a proxy (the program keeps the user's) or when it cannot listen.
+// labHosts are where the program reaches the lab beyond loopback.
+func startWatch(listen func(network, addr string) (net.Listener, error), labHosts []string) *watch {
 	for _, v := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"} {
 		if os.Getenv(v) != "" {
 			return nil
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil
 	}
-	w := &watch{ln: ln, conns: map[net.Conn]struct{}{}}
+	w := &watch{ln: ln, conns: map[net.Conn]struct{}{}, labHosts: labHosts}
 	w.wg.Add(1)
 	go w.accept()
 	return w
@@ -49,7 +53,7 @@ func (w *watch) env() []string {
 		return nil
 	}
 	u := "http://" + w.ln.Addr().String()
-	noProxy := "127.0.0.1,localhost,::1,.objbench.test"
+	noProxy := strings.Join(append([]string{"127.0.0.1", "localhost", "::1", ".objbench.test"}, w.labHosts...), ",")
 	if v := os.Getenv("NO_PROXY"); v != "" {
 		noProxy += "," + v
 	}

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,7 +19,7 @@ func TestWatch(t *testing.T) {
 	t.Setenv("http_proxy", "")
 	t.Setenv("ALL_PROXY", "")
 	t.Setenv("all_proxy", "")
-	w := startWatch()
+	w := startWatch(net.Listen, nil)
 	if w == nil {
 		t.Fatal("no proxy")
 	}

@@ -97,7 +97,7 @@ func runProgram(ctx context.Context, cfg Config) (*document.ExplainDocument, err
 	defer cancel()
 	tail := &tailBuffer{max: 64 << 10}
 	out := io.MultiWriter(cfg.Output, tail)
-	w := startWatch()
+	w := startWatch(l.ProgramListen, l.ProgramHosts())
 	code, err := l.ExecEnv(runCtx, cfg.Argv, w.env(), cfg.Stdin, out, out)
 	end := time.Now()
 	w.Close()
@@ -151,7 +151,7 @@ func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices a
 	n := l.Network()
 	in := Input{Program: Redact(argv), ExitCode: code, Conns: l.Recorder().Snapshot(), Start: start, End: end, RTT: l.Link().RTT,
 		IdleTimeout: l.IdleTimeout(), HTTP2Offered: l.CAPEM() != nil}
-	if n.Model == "netstack" {
+	if n.Model != "direct" {
 		in.MSS, in.RecvBuffer = lab.MSS(n.MTU), n.RecvBuffer
 	}
 	e := Analyze(in)

@@ -31,8 +31,12 @@ func (l *Lab) AzureConnectionString() string {
 	if ep == nil {
 		return ""
 	}
+	return l.azureConnectionString(ep.local)
+}
+
+func (l *Lab) azureConnectionString(blobEndpoint string) string {
 	return fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;",
-		l.scheme(), azuriteAccount, azuriteKey, ep.local)
+		l.scheme(), azuriteAccount, azuriteKey, blobEndpoint)
 }
 
 // startAzurite runs azurite-blob as a child process on a loopback port with
@@ -118,12 +122,25 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 			stopChild()
 			return nil, fmt.Errorf("lab azure: %w", err)
 		}
-		toAzurite := startForwarder(wire, func(ctx context.Context) (net.Conn, error) {
+		dialAzurite := func(ctx context.Context) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", upstream)
-		})
+		}
+		toAzurite := startForwarder(wire, dialAzurite)
+		fromKernel := func() {}
+		if l.kn != nil {
+			kln, err := l.kn.listen(pubPort)
+			if err != nil {
+				toAzurite.Close()
+				pub.Close()
+				stopChild()
+				return nil, fmt.Errorf("lab azure: %w", err)
+			}
+			fromKernel = startForwarder(kln, dialAzurite).Close
+			ep.prog = l.scheme() + "://" + net.JoinHostPort(serverAddr.String(), strconv.Itoa(pubPort)) + "/" + azuriteAccount
+		}
 		ep.fwd = l.forward(pub, pubPort)
-		ep.shutdown = func() { toAzurite.Close(); stopChild() }
+		ep.shutdown = func() { fromKernel(); toAzurite.Close(); stopChild() }
 		l.wirePorts[pubPort] = true
 		public = pub.Addr().String()
 		ep.direct = l.scheme() + "://" + upstream + "/" + azuriteAccount

@@ -18,11 +18,13 @@ func hostName(api string) string { return api + "." + Domain }
 
 // dnsServer is the lab's resolver: it answers A queries for names under
 // Domain with 127.0.0.1 (where the local endpoints are) after the lookup
-// time, as a recursive resolver a few milliseconds away would. Other names
+// time, as a recursive resolver a few milliseconds away would (on the netns
+// path, in the program's namespace, with the servers' address). Other names
 // get NXDOMAIN. It serves on a loopback UDP port, so other programs can ask
 // it too (dig @127.0.0.1 -p PORT s3.objbench.test).
 type dnsServer struct {
 	pc       net.PacketConn
+	a        [4]byte // the answer for the lab's names
 	lookup   time.Duration
 	ttl      uint32
 	wg       sync.WaitGroup
@@ -35,10 +37,15 @@ func startDNS(lookup, ttl time.Duration) (*dnsServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dnsServer{pc: pc, lookup: lookup, ttl: uint32(ttl / time.Second), stop: make(chan struct{})}
+	return serveDNS(pc, lookup, ttl, [4]byte{127, 0, 0, 1}), nil
+}
+
+// serveDNS answers on pc, the lab's names with a.
+func serveDNS(pc net.PacketConn, lookup, ttl time.Duration, a [4]byte) *dnsServer {
+	d := &dnsServer{pc: pc, a: a, lookup: lookup, ttl: uint32(ttl / time.Second), stop: make(chan struct{})}
 	d.wg.Add(1)
 	go d.serve()
-	return d, nil
+	return d
 }
 
 // Addr is the resolver's UDP address.
@@ -94,7 +101,7 @@ func (d *dnsServer) answer(query []byte) ([]byte, bool) {
 		return nil, false
 	}
 	if ours && q.Type == dnsmessage.TypeA && q.Class == dnsmessage.ClassINET {
-		if b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: d.ttl}, dnsmessage.AResource{A: [4]byte{127, 0, 0, 1}}) != nil {
+		if b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: d.ttl}, dnsmessage.AResource{A: d.a}) != nil {
 			return nil, false
 		}
 	}

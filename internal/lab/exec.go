@@ -17,10 +17,11 @@ import (
 var ErrCommandNotFound = errors.New("command not found")
 
 // Env is the environment that points the AWS, Google and Azure SDKs (and
-// curl, Python, Node.js with caFile) at the lab's local endpoints.
+// curl, Python, Node.js with caFile) at the lab's endpoints as the program
+// Exec runs reaches them (ProgramEndpoint).
 func (l *Lab) Env(caFile string) []string {
 	var env []string
-	if u := l.LocalEndpoint("s3"); u != "" {
+	if u := l.ProgramEndpoint("s3"); u != "" {
 		c := l.Credentials("s3")
 		env = append(env, "AWS_ENDPOINT_URL="+u, "AWS_ACCESS_KEY_ID="+c.AccessKeyID,
 			"AWS_SECRET_ACCESS_KEY="+c.SecretAccessKey, "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1")
@@ -28,11 +29,11 @@ func (l *Lab) Env(caFile string) []string {
 			env = append(env, "AWS_CA_BUNDLE="+caFile)
 		}
 	}
-	if u := l.LocalEndpoint("gcs"); u != "" {
+	if u := l.ProgramEndpoint("gcs"); u != "" {
 		env = append(env, "STORAGE_EMULATOR_HOST="+u)
 	}
-	if cs := l.AzureConnectionString(); cs != "" {
-		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+cs)
+	if u := l.ProgramEndpoint("azure"); u != "" {
+		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+l.azureConnectionString(u))
 	}
 	if caFile != "" {
 		env = append(env, "SSL_CERT_FILE="+caFile, "REQUESTS_CA_BUNDLE="+caFile, "NODE_EXTRA_CA_CERTS="+caFile, "CURL_CA_BUNDLE="+caFile)
@@ -74,7 +75,11 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 	cmd.Env = append(append(os.Environ(), l.Env(caFile)...), extra...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if l.kn != nil { // the program's own TCP on the wire: start it in its namespace
+		start = func() error { return l.kn.pair.Client.Do(cmd.Start) }
+	}
+	if err := start(); err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	exited := make(chan struct{})

@@ -78,6 +78,9 @@ type Config struct {
 	// Record keeps every connection and request the S3 and GCS servers
 	// see (Recorder), for explain and lab --record.
 	Record bool
+	// Network is the path of a program run by Exec: NetworkAuto,
+	// NetworkNetns or NetworkNetstack ("" is NetworkNetstack).
+	Network string
 }
 
 // Lab is a running set of embedded servers.
@@ -89,7 +92,9 @@ type Lab struct {
 	stop      chan struct{}
 	endpoints map[string]*endpoint
 	net       *netem.Network // nil on the direct path
-	wirePorts map[int]bool   // local endpoint ports that lead across the wire
+	kn        *kernelNet     // the program's path on the netns path; nil else
+	notice    string
+	wirePorts map[int]bool // local endpoint ports that lead across the wire
 	dns       *dnsServer
 	rec       *Recorder // nil unless Config.Record
 	// Counts of requests served and faults injected.
@@ -102,6 +107,7 @@ type endpoint struct {
 	url    string // for objbench's client: by name when the lab resolves names
 	local  string // on 127.0.0.1, for any client
 	direct string // the server reached on loopback, bypassing the network
+	prog   string // for the program Exec runs, on the netns path
 
 	server   *http.Server
 	serving  int // Serve calls, each sending to done
@@ -171,6 +177,16 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	}()
 	if link.Emulates() || cfg.ForceLink {
 		if l.net, err = netem.New(l.netemConfig()); err != nil {
+			return nil, fmt.Errorf("lab network: %w", err)
+		}
+	}
+	mode, notice, err := l.chooseNetwork()
+	if err != nil {
+		return nil, err
+	}
+	l.notice = notice
+	if mode == NetworkNetns {
+		if l.kn, err = l.startKernelNet(); err != nil {
 			return nil, fmt.Errorf("lab network: %w", err)
 		}
 	}
@@ -253,6 +269,16 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		listeners = []net.Listener{wire, direct}
 		ep.direct = l.scheme() + "://" + direct.Addr().String()
+		if l.kn != nil {
+			kln, err := l.kn.listen(pubPort)
+			if err != nil {
+				wire.Close()
+				direct.Close()
+				return nil, fmt.Errorf("lab %s: %w", api, err)
+			}
+			listeners = append(listeners, kln)
+			ep.prog = l.scheme() + "://" + net.JoinHostPort(serverAddr.String(), strconv.Itoa(pubPort))
+		}
 		ep.fwd = l.forward(pub, pubPort)
 		l.wirePorts[pubPort] = true
 	}
@@ -433,17 +459,18 @@ func (l *Lab) Info(api string) *document.LabInfo {
 	n := l.Network()
 	return &document.LabInfo{
 		API: api, Profile: l.profile,
-		RTTms:      float64(l.link.RTT) / float64(time.Millisecond),
-		JitterMs:   float64(l.link.Jitter) / float64(time.Millisecond),
-		Bandwidth:  FormatBandwidth(l.link.Bandwidth),
-		TLS:        l.ca != nil,
-		Loss:       l.link.Loss,
-		Queue:      n.Queue,
-		MTU:        n.MTU,
-		DNSms:      float64(l.cfg.DNSTime) / float64(time.Millisecond),
-		Network:    n.Model,
-		RecvBuffer: n.RecvBuffer,
-		SendBuffer: n.SendBuffer,
+		RTTms:       float64(l.link.RTT) / float64(time.Millisecond),
+		JitterMs:    float64(l.link.Jitter) / float64(time.Millisecond),
+		Bandwidth:   FormatBandwidth(l.link.Bandwidth),
+		TLS:         l.ca != nil,
+		Loss:        l.link.Loss,
+		Queue:       n.Queue,
+		MTU:         n.MTU,
+		DNSms:       float64(l.cfg.DNSTime) / float64(time.Millisecond),
+		Network:     n.Model,
+		NetworkNote: l.notice,
+		RecvBuffer:  n.RecvBuffer,
+		SendBuffer:  n.SendBuffer,
 	}
 }
 
@@ -477,6 +504,9 @@ func (l *Lab) Close() error {
 		}
 		if l.net != nil {
 			l.net.Close()
+		}
+		if l.kn != nil {
+			l.kn.Close()
 		}
 		if l.dns != nil {
 			l.dns.Close()

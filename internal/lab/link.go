@@ -23,7 +23,10 @@ func (l Link) Emulates() bool { return l.RTT > 0 || l.Jitter > 0 || l.Bandwidth 
 // NetworkInfo describes the network that carries the lab's connections.
 type NetworkInfo struct {
 	// Model is "netstack" (user-space TCP/IP stacks across an emulated
-	// wire) or "direct" (loopback, nothing emulated).
+	// wire), "netns" (as netstack for objbench's own client, and a program
+	// run by Exec in a namespace of its own, its kernel's TCP on the same
+	// kind of wire to the servers' namespace) or "direct" (loopback,
+	// nothing emulated).
 	Model string
 	// Queue is the bottleneck's drop-tail queue each way, in bytes (0 without a rate).
 	Queue int
@@ -87,5 +90,9 @@ func (l *Lab) Network() NetworkInfo {
 	}
 	c := l.net.Config()
 	b := l.buffers()
-	return NetworkInfo{Model: "netstack", Queue: c.Down.Queue, MTU: c.MTU, RecvBuffer: b.RecvMax, SendBuffer: b.SendMax}
+	model := NetworkNetstack
+	if l.kn != nil {
+		model = NetworkNetns
+	}
+	return NetworkInfo{Model: model, Queue: c.Down.Queue, MTU: c.MTU, RecvBuffer: b.RecvMax, SendBuffer: b.SendMax}
 }

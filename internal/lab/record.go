@@ -460,10 +460,22 @@ func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream 
 	}
 	pubPort := pub.Addr().(*net.TCPAddr).Port
 	ln := pub
+	var kln net.Listener // the netns path's
+	if l.kn != nil {
+		if kln, err = l.kn.listen(pubPort); err != nil {
+			pub.Close()
+			stopChild()
+			return "", fmt.Errorf("lab azure: %w", err)
+		}
+		ep.prog = l.scheme() + "://" + net.JoinHostPort(serverAddr.String(), strconv.Itoa(pubPort)) + "/" + azuriteAccount
+	}
 	if l.net != nil {
 		wire, err := l.net.Listen(pubPort)
 		if err != nil {
 			pub.Close()
+			if kln != nil {
+				kln.Close()
+			}
 			stopChild()
 			return "", fmt.Errorf("lab azure: %w", err)
 		}
@@ -483,20 +495,30 @@ func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream 
 	b := &behaviour{api: "azure", serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
 	srv := &http.Server{Handler: l.rec.wrap(b.wrap(proxy)), ReadHeaderTimeout: time.Minute, IdleTimeout: l.cfg.IdleTimeout,
 		ErrorLog: discardLog, ConnState: l.rec.connState, ConnContext: l.rec.connContext}
-	ln = l.rec.listener("azure", ln)
+	lns := []net.Listener{ln}
+	if kln != nil {
+		lns = append(lns, kln)
+	}
 	if l.ca != nil {
 		srv.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
-		ln = tls.NewListener(ln, l.rec.tlsConfig(srv.TLSConfig))
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	done := make(chan error, len(lns))
+	for _, ln := range lns {
+		ln = l.rec.listener("azure", ln)
+		if l.ca != nil {
+			ln = tls.NewListener(ln, l.rec.tlsConfig(srv.TLSConfig))
+		}
+		go func() { done <- srv.Serve(ln) }()
+	}
 	ep.shutdown = func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := srv.Shutdown(sctx); err != nil {
 			srv.Close()
 		}
 		cancel()
-		<-done
+		for range lns {
+			<-done
+		}
 		tr.CloseIdleConnections()
 		stopChild()
 	}

@@ -34,6 +34,8 @@ type Settings struct {
 	SendBuffer  string
 	// Record is lab --record and explain: keep every connection and request.
 	Record bool
+	// Network is lab exec's and explain's --network: auto, netns or netstack.
+	Network string
 }
 
 // Config validates the settings into a lab configuration serving apis
@@ -41,7 +43,12 @@ type Settings struct {
 // names the setting by its flag.
 func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	cfg := Config{APIs: apis, Profile: profile, ServiceTime: lf.ServiceTime, IdleTimeout: lf.IdleTimeout, Port: lf.Port,
-		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record}
+		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record, Network: lf.Network}
+	switch lf.Network {
+	case "", NetworkAuto, NetworkNetns, NetworkNetstack:
+	default:
+		return cfg, fmt.Errorf("--network %q: use auto, netns or netstack", lf.Network)
+	}
 	prof, err := LookupProfile(profile)
 	if err != nil {
 		return cfg, err

@@ -57,7 +57,7 @@ func newAuthority() (*authority, error) {
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: "localhost"},
 		DNSNames:     []string{"localhost", "*." + Domain},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, serverAddr}, // serverAddr: the netns path's
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(7 * 24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -56,7 +57,10 @@ func WriteExplain(w io.Writer, d *document.ExplainDocument, whatIf bool) error {
 		if l.TLS {
 			tls = "TLS"
 		}
-		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s; recorded at the lab's servers\n", l.Profile, num(l.RTTms), tls)
+		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s; %s; recorded at the lab's servers\n", l.Profile, num(l.RTTms), tls, networkPath(l.Network))
+		if l.NetworkNote != "" {
+			fmt.Fprintf(ew, "lab: %s\n", l.NetworkNote)
+		}
 	}
 	pct := 0.0
 	if e.WallS > 0 {
@@ -209,4 +213,17 @@ func writeExplainComparison(w io.Writer, c analysis.Comparison) {
 	}
 	leftTable(w, []string{"explain", "A", "B", "change", "verdict"}, body)
 	fmt.Fprintln(w)
+}
+
+// networkPath says in words which path carried the program's traffic.
+func networkPath(model string) string {
+	switch model {
+	case lab.NetworkNetns:
+		return "network netns (the program's own kernel TCP on the emulated wire)"
+	case lab.NetworkNetstack:
+		return "network netstack (the program's bytes forwarded across user-space TCP)"
+	case "direct":
+		return "network direct (loopback)"
+	}
+	return "network " + model
 }

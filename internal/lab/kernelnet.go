@@ -1,0 +1,175 @@
+package lab
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/lab/netns"
+)
+
+// Network paths a program run by Exec can take (Config.Network).
+const (
+	// NetworkAuto is NetworkNetns where namespaces work, else NetworkNetstack.
+	NetworkAuto = "auto"
+	// NetworkNetns runs the program in a network namespace of its own
+	// whose only route is a TUN device on the wire; the servers answer
+	// from a second namespace, so the kernel's TCP is at both ends.
+	NetworkNetns = "netns"
+	// NetworkNetstack gives the program local endpoints on 127.0.0.1 and
+	// carries its bytes across the wire between the user-space stacks.
+	NetworkNetstack = "netstack"
+)
+
+// NetworkHelp is the --network flag's help.
+const NetworkHelp = "the program's network path: netns runs it in a network namespace of its own whose only route is the emulated wire " +
+	"(its own TCP: connect, Nagle, delayed ACKs, buffers; needs Linux and root), netstack gives it local endpoints on 127.0.0.1 " +
+	"forwarded across the wire (works anywhere, hides its own TCP), auto picks netns where it works"
+
+// namespacesAvailable is netns.Available (a test stands in for a machine without namespaces).
+var namespacesAvailable = netns.Available
+
+// kernelNet is the netns path: the program's namespace and the servers'
+// joined by the lab's wire, with resolvers for the program.
+type kernelNet struct {
+	pair *netns.Pair
+	dns  []*dnsServer
+}
+
+// Names of the program's side for the lab's servers on the netns path.
+var (
+	programAddr = netem.ClientAddr
+	serverAddr  = netem.ServerAddr
+)
+
+// chooseNetwork resolves cfg.Network: the path, and when auto had to fall
+// back, the notice that says so and what the fallback cannot show.
+func (l *Lab) chooseNetwork() (string, string, error) {
+	mode := l.cfg.Network
+	switch mode {
+	case "", NetworkNetstack:
+		return NetworkNetstack, "", nil
+	case NetworkAuto, NetworkNetns:
+	default:
+		return "", "", fmt.Errorf("lab network %q: use auto, netns or netstack", mode)
+	}
+	if l.net == nil {
+		return NetworkNetstack, "", nil // nothing emulated: loopback is the path
+	}
+	err := namespacesAvailable()
+	if err == nil {
+		return NetworkNetns, "", nil
+	}
+	if mode == NetworkNetns {
+		return "", "", fmt.Errorf("lab network netns: %w (it needs Linux, root and /dev/net/tun; --network netstack works anywhere)", err)
+	}
+	return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): the program reaches the lab through local endpoints, "+
+		"so its own TCP (connect, Nagle, delayed ACKs, buffers) is not on the emulated wire", err), nil
+}
+
+// startKernelNet makes the namespaces and the wire, and answers the
+// program's name lookups in its namespace: on the host's name servers'
+// addresses (from /etc/resolv.conf), with the lab's resolver, whose names
+// lead to the servers' namespace.
+func (l *Lab) startKernelNet() (_ *kernelNet, err error) {
+	cfg := l.netemConfig()
+	pair, err := netns.NewPair(netem.Config{Up: cfg.Up, Down: cfg.Down, MTU: cfg.MTU})
+	if err != nil {
+		return nil, err
+	}
+	k := &kernelNet{pair: pair}
+	defer func() {
+		if err != nil {
+			k.Close()
+		}
+	}()
+	for i, ip := range nameServers("/etc/resolv.conf") {
+		if !ip.IsLoopback() {
+			if err := pair.Client.AddLoopback(fmt.Sprintf("lo:%d", i+1), ip); err != nil {
+				return nil, err
+			}
+		}
+		pc, err := pair.Client.ListenPacket("udp4", net.JoinHostPort(ip.String(), "53"))
+		if err != nil {
+			return nil, fmt.Errorf("lab resolver in the program's namespace: %w", err)
+		}
+		k.dns = append(k.dns, serveDNS(pc, l.cfg.DNSTime, l.cfg.DNSTTL, [4]byte(serverAddr.To4())))
+	}
+	return k, nil
+}
+
+// nameServers are the IPv4 name servers resolv.conf names; 127.0.0.1
+// (the resolver's default) when it names none.
+func nameServers(path string) []net.IP {
+	var out []net.IP
+	if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) >= 2 && fields[0] == "nameserver" {
+				if ip := net.ParseIP(fields[1]).To4(); ip != nil {
+					out = append(out, ip)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, net.IPv4(127, 0, 0, 1).To4())
+	}
+	return out
+}
+
+// listen listens on the servers' side of the netns path.
+func (k *kernelNet) listen(port int) (net.Listener, error) {
+	ln, err := k.pair.Server.Listen("tcp4", net.JoinHostPort(serverAddr.String(), fmt.Sprint(port)))
+	if err != nil {
+		return nil, fmt.Errorf("lab network: listen in the servers' namespace: %w", err)
+	}
+	return ln, nil
+}
+
+func (k *kernelNet) Close() {
+	for _, d := range k.dns {
+		d.Close()
+	}
+	_ = k.pair.Close()
+}
+
+// ProgramListen listens where the program run by Exec can reach: in its
+// namespace on the netns path (where 127.0.0.1 is its own), else on the
+// host.
+func (l *Lab) ProgramListen(network, addr string) (net.Listener, error) {
+	if l.kn != nil {
+		return l.kn.pair.Client.Listen(network, addr)
+	}
+	return net.Listen(network, addr)
+}
+
+// ProgramEndpoint is api's URL as the program run by Exec reaches it: the
+// servers' address on the netns path, else the local endpoint.
+func (l *Lab) ProgramEndpoint(api string) string {
+	ep := l.endpoints[api]
+	if ep == nil {
+		return ""
+	}
+	if ep.prog != "" {
+		return ep.prog
+	}
+	return ep.local
+}
+
+// ProgramHosts are the hosts the program reaches the lab at (for NO_PROXY).
+func (l *Lab) ProgramHosts() []string {
+	if l.kn != nil {
+		return []string{serverAddr.String()}
+	}
+	return nil
+}
+
+// Notice is a line to show the user about the lab's network ("" for
+// none): that auto fell back to the netstack path, and what that hides.
+func (l *Lab) Notice() string { return l.notice }
