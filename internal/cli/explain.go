@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
@@ -74,15 +73,12 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return err
 	}
-	prices, err := analysis.LoadPrices(f.prices)
+	prices, err := explain.Check(f.apis, f.timeout, f.prices)
 	if err != nil {
 		return usageError{err}
 	}
 	out, closeOut, err := explain.ProgramOutput(f.output, argv[0], stderr)
 	if err != nil {
-		return usageError{err}
-	}
-	if err := explain.Check(f.apis, f.timeout); err != nil {
 		return usageError{err}
 	}
 	labCfg.APIs = f.apis

@@ -70,9 +70,6 @@ func runLabExec(ctx context.Context, lf *labFlags, profile string, argv []string
 		return err
 	}
 	defer l.Close()
-	if n := l.Notice(); n != "" {
-		fmt.Fprintln(stderr, "objbench: lab exec: "+n)
-	}
 	code, err := l.Exec(ctx, argv, os.Stdin, stdout, stderr)
 	if errors.Is(err, lab.ErrCommandNotFound) {
 		fmt.Fprintf(stderr, "objbench: lab exec: %s\n", err)

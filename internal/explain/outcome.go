@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 )
@@ -23,17 +24,17 @@ const (
 )
 
 // Check refuses an endpoint the lab cannot serve and a negative
-// --timeout (usage errors).
-func Check(apis []string, timeout time.Duration) error {
+// --timeout (usage errors), and loads the price file (LoadPrices).
+func Check(apis []string, timeout time.Duration, priceFile string) (analysis.Prices, error) {
 	if timeout < 0 {
-		return fmt.Errorf("--timeout %s must not be negative", timeout)
+		return analysis.Prices{}, fmt.Errorf("--timeout %s must not be negative", timeout)
 	}
 	for _, a := range apis {
 		if a != "s3" && a != "gcs" && a != "azure" {
-			return fmt.Errorf("--apis %q: use s3, gcs or azure", a)
+			return analysis.Prices{}, fmt.Errorf("--apis %q: use s3, gcs or azure", a)
 		}
 	}
-	return nil
+	return analysis.LoadPrices(priceFile)
 }
 
 // Failed maps an error of Run that left nothing to explain to the line to

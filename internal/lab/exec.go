@@ -45,8 +45,12 @@ func (l *Lab) Env(caFile string) []string {
 // certificate written to a temporary file with TLS), its standard streams
 // passed through, and returns its exit status. Cancelling ctx stops it
 // (SIGTERM, then SIGKILL after 5 s) with its process group; what it leaves
-// running in its group when it exits is stopped too.
+// running in its group when it exits is stopped too. The lab's Notice, if
+// any, goes to stderr first.
 func (l *Lab) Exec(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if l.notice != "" {
+		fmt.Fprintln(stderr, "objbench: lab exec: "+l.notice)
+	}
 	return l.ExecEnv(ctx, argv, nil, stdin, stdout, stderr)
 }
 
