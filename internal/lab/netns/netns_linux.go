@@ -162,6 +162,16 @@ func (n *NS) AddLoopback(label string, addr net.IP) error {
 	return n.Do(func() error { return setAddr(label, addr, 32) })
 }
 
+// Sysctl writes a per-namespace setting, e.g. "net/ipv4/tcp_congestion_control".
+func (n *NS) Sysctl(name, value string) error {
+	return n.Do(func() error {
+		if err := os.WriteFile("/proc/sys/"+name, []byte(value), 0o644); err != nil {
+			return fmt.Errorf("netns: sysctl %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
 // Close drops the handle; the kernel removes the namespace once no process
 // is left in it.
 func (n *NS) Close() error { return n.f.Close() }

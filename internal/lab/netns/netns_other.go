@@ -36,5 +36,8 @@ func (n *NS) TUN(string, net.IP, int, int) (*os.File, error) { return nil, errUn
 // AddLoopback fails: no namespaces here.
 func (n *NS) AddLoopback(string, net.IP) error { return errUnsupported }
 
+// Sysctl fails: no namespaces here.
+func (n *NS) Sysctl(string, string) error { return errUnsupported }
+
 // Close does nothing.
 func (n *NS) Close() error { return nil }

@@ -1,0 +1,298 @@
+// Package reference holds the lab's TCP against Linux's: the same HTTP
+// transfers over the same emulated wire (netem), once between the lab's
+// user-space stacks (netem.Network) and once between two network
+// namespaces with the kernel's TCP at both ends (netns.Pair), timed side
+// by side. The grid test and bench/grid.sh are built on it.
+package reference
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/lab/netns"
+)
+
+// Case is one point of the grid.
+type Case struct {
+	RTT  time.Duration
+	Rate int64 // bits per second each way; 0 is no cap
+	// Queue is the drop-tail queue in bytes each way (0: netem's default,
+	// one BDP with a floor of 256 packets).
+	Queue int
+	Loss  float64 // each way
+	Op    string  // "GET" or "PUT"
+	Size  int
+	Warm  bool // on a connection that has just moved the same transfer
+}
+
+func (c Case) String() string {
+	s := fmt.Sprintf("%s %s %s rtt %v", temp(c.Warm), c.Op, size(c.Size), c.RTT)
+	if c.Rate > 0 {
+		s += fmt.Sprintf(" %gMbit q%s", float64(c.Rate)/1e6, size(c.Queue))
+	}
+	if c.Loss > 0 {
+		s += fmt.Sprintf(" loss %g%%", c.Loss*100)
+	}
+	return s
+}
+
+func temp(warm bool) string {
+	if warm {
+		return "warm"
+	}
+	return "cold"
+}
+
+func size(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + "MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + "KiB"
+	}
+	return strconv.Itoa(n) + "B"
+}
+
+// BDP is the path's bandwidth-delay product in bytes (0 without a cap).
+func (c Case) BDP() int { return int(float64(c.Rate) / 8 * c.RTT.Seconds()) }
+
+// Config is the wire for the case.
+func (c Case) Config() netem.Config {
+	p := netem.Path{Delay: c.RTT / 2, Rate: c.Rate, Queue: c.Queue, Loss: c.Loss}
+	return netem.Config{Up: p, Down: p}
+}
+
+// Path is one way of carrying the transfers: a server side to listen on
+// and a client side to dial from.
+type Path interface {
+	Listen() (net.Listener, error)
+	Dial(ctx context.Context) (net.Conn, error)
+	Close() error
+}
+
+const port = 8080
+
+type labPath struct{ n *netem.Network }
+
+// Lab is the lab's path: its two user-space stacks across the wire, with
+// the buffers the lab gives them.
+func Lab(cfg netem.Config) (Path, error) {
+	n, err := netem.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return labPath{n}, nil
+}
+
+func (p labPath) Listen() (net.Listener, error) { return p.n.Listen(port) }
+func (p labPath) Dial(ctx context.Context) (net.Conn, error) {
+	return p.n.Dial(ctx, port)
+}
+func (p labPath) Close() error { p.n.Close(); return nil }
+
+type linuxPath struct{ p *netns.Pair }
+
+// Linux is the reference: two namespaces, the kernel's TCP (CUBIC, as the
+// lab's stacks run, and the namespaces' default buffers) at both ends.
+func Linux(cfg netem.Config) (Path, error) {
+	p, err := netns.NewPair(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return linuxPath{p}, nil
+}
+
+// cubic selects CUBIC on a socket: the host's default may be BBR, which
+// the namespaces inherit (and a namespace may not change it for itself).
+func cubic(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, "cubic")
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("TCP_CONGESTION cubic: %w", serr)
+	}
+	return nil
+}
+
+func (p linuxPath) Listen() (ln net.Listener, err error) {
+	err = p.p.Server.Do(func() error {
+		lc := net.ListenConfig{Control: cubic}
+		ln, err = lc.Listen(context.Background(), "tcp4", net.JoinHostPort(netem.ServerAddr.String(), strconv.Itoa(port)))
+		return err
+	})
+	return ln, err
+}
+
+func (p linuxPath) Dial(ctx context.Context) (c net.Conn, err error) {
+	err = p.p.Client.Do(func() error {
+		d := net.Dialer{Control: cubic}
+		c, err = d.DialContext(ctx, "tcp4", net.JoinHostPort(netem.ServerAddr.String(), strconv.Itoa(port)))
+		return err
+	})
+	return c, err
+}
+func (p linuxPath) Close() error { return p.p.Close() }
+
+// Paths names the two paths in the order the grid prints them.
+var Paths = []struct {
+	Name  string
+	Start func(netem.Config) (Path, error)
+}{{"lab", Lab}, {"linux", Linux}}
+
+// Result is one transfer's times from the request's start (from dial
+// start on a cold connection).
+type Result struct {
+	Connect   time.Duration // the handshake (cold only)
+	Send      time.Duration // until the request's last byte was written
+	FirstByte time.Duration // until the response's first byte
+	Total     time.Duration // until the response's last byte
+}
+
+// ErrStalled says a transfer made no progress for longer than the stacks'
+// retransmission timers allow.
+var ErrStalled = errors.New("no progress")
+
+// Measure runs n transfers of c on p, each with a server of its own on a
+// fresh listener. stall bounds how long a transfer may go without moving
+// a byte (ErrStalled).
+func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([]Result, error) {
+	ln, err := p.Listen()
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(serve), ReadHeaderTimeout: time.Minute}
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ln); close(done) }()
+	defer func() { srv.Close(); <-done }()
+	var out []Result
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		start := time.Now()
+		conn, err := p.Dial(ctx)
+		if err != nil {
+			return out, err
+		}
+		connected := time.Since(start)
+		br := bufio.NewReaderSize(progress{conn, stall}, 64<<10)
+		if c.Warm {
+			if _, err := transfer(conn, br, c, stall); err != nil {
+				conn.Close()
+				return out, fmt.Errorf("%s: warming: %w", c, err)
+			}
+			start, connected = time.Now(), 0
+		}
+		r, err := transfer(conn, br, c, stall)
+		conn.Close()
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", c, err)
+		}
+		r.Connect = connected
+		r.Send += connected
+		r.FirstByte += connected
+		r.Total += connected
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// serve answers GET /N with N bytes and PUT with 200 once it has read the body.
+func serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPut {
+		_, _ = io.Copy(io.Discard, r.Body)
+		return
+	}
+	n, err := strconv.Atoi(r.URL.Path[1:])
+	if err != nil {
+		http.Error(w, "GET /SIZE", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(n))
+	buf := make([]byte, 64<<10)
+	for n > 0 {
+		k, err := w.Write(buf[:min(n, len(buf))])
+		if err != nil {
+			return
+		}
+		n -= k
+	}
+}
+
+// progress extends conn's deadline by stall at each call.
+type progress struct {
+	conn  net.Conn
+	stall time.Duration
+}
+
+func (p progress) Read(b []byte) (int, error) {
+	_ = p.conn.SetDeadline(time.Now().Add(p.stall))
+	return p.conn.Read(b)
+}
+
+func (p progress) Write(b []byte) (int, error) {
+	_ = p.conn.SetDeadline(time.Now().Add(p.stall))
+	return p.conn.Write(b)
+}
+
+// transfer runs one request on conn; times are from its start.
+func transfer(conn net.Conn, br *bufio.Reader, c Case, stall time.Duration) (Result, error) {
+	var r Result
+	start := time.Now()
+	pw := progress{conn, stall}
+	var err error
+	if c.Op == http.MethodPut {
+		if _, err = fmt.Fprintf(pw, "PUT /k HTTP/1.1\r\nHost: lab\r\nContent-Length: %d\r\n\r\n", c.Size); err == nil {
+			buf := make([]byte, 64<<10)
+			for left := c.Size; left > 0 && err == nil; left -= len(buf) {
+				_, err = pw.Write(buf[:min(left, len(buf))])
+			}
+		}
+	} else {
+		_, err = fmt.Fprintf(pw, "GET /%d HTTP/1.1\r\nHost: lab\r\n\r\n", c.Size)
+	}
+	if err != nil {
+		return r, stalled(err)
+	}
+	r.Send = time.Since(start)
+	if _, err := br.Peek(1); err != nil {
+		return r, stalled(err)
+	}
+	r.FirstByte = time.Since(start)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		return r, stalled(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return r, stalled(err)
+	}
+	if resp.StatusCode != http.StatusOK || c.Op == http.MethodGet && n != int64(c.Size) {
+		return r, fmt.Errorf("HTTP %d, %d bytes", resp.StatusCode, n)
+	}
+	r.Total = time.Since(start)
+	return r, nil
+}
+
+func stalled(err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w: %w", ErrStalled, err)
+	}
+	return err
+}
