@@ -161,6 +161,9 @@ func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices a
 	env.DurationS = end.Sub(start).Seconds()
 	d := &document.ExplainDocument{Envelope: env, Explain: e}
 	d.Explain.Findings = Findings(&d.Explain, in)
+	if f, ok := NagleStall(in); ok {
+		d.Explain.Findings = append(d.Explain.Findings, f)
+	}
 	d.Explain.WhatIf = WhatIf(&d.Explain)
 	if cloud != "" && e.Requests > 0 {
 		d.Explain.Findings = append([]document.Finding{{ID: "explain-real-cloud", Severity: "high", Text: "Some requests went elsewhere: " + cloud + "."}}, d.Explain.Findings...)

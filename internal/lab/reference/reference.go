@@ -189,7 +189,7 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			return out, err
 		}
 		connected := time.Since(start)
-		br := bufio.NewReaderSize(progress{conn, stall}, 64<<10)
+		br := newReader(conn, stall)
 		if c.Warm {
 			if _, err := transfer(conn, br, c, stall); err != nil {
 				conn.Close()
@@ -231,6 +231,11 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		}
 		n -= k
 	}
+}
+
+// newReader reads conn, failing after stall without a byte.
+func newReader(conn net.Conn, stall time.Duration) *bufio.Reader {
+	return bufio.NewReaderSize(progress{conn, stall}, 64<<10)
 }
 
 // progress extends conn's deadline by stall at each call.

@@ -1,0 +1,105 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/lab/netns"
+)
+
+func timingTest(t *testing.T) {
+	t.Helper()
+	if raceDetector || testing.Short() {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
+}
+
+func needNamespaces(t *testing.T) {
+	t.Helper()
+	if err := netns.Available(); err != nil {
+		t.Skipf("the Linux reference needs network namespaces with TUN devices (Linux, root): %v", err)
+	}
+}
+
+// TestGrid holds the lab's stacks against Linux's on CI's subset of the
+// grid (bench/grid.sh runs the whole): each case's median of 5 within ±10%
+// of Linux's (±25% with random loss), or within its known, documented gap;
+// no transfer stalls (Stall). The cold 20 KiB PUT's phases are compared
+// too: its body is written at once on both (send within 10% of a round trip
+// of connect), and its wait is Linux's ±10%. About 70 s on 2 busy cores.
+func TestGrid(t *testing.T) {
+	needNamespaces(t)
+	timingTest(t)
+	var table strings.Builder
+	WriteHeader(&table)
+	for _, c := range CI {
+		row, err := Run(context.Background(), c)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		WriteRow(&table, row)
+		switch {
+		case row.Within():
+		case c.Gap() > 0 && row.WithinGap():
+			t.Logf("%s: lab %+.0f%% of Linux, inside the known gap ±%.0f%%", c, 100*row.Diff(), 100*c.Gap())
+		default:
+			t.Errorf("%s: lab %v, Linux %v (%+.0f%%): want within ±%.0f%%", c, Median(row.Lab, Total), Median(row.Linux, Total),
+				100*row.Diff(), 100*max(c.Tolerance(), c.Gap()))
+		}
+		if c.Op == "PUT" && c.Size <= 20<<10 {
+			for name, rs := range map[string][]Result{"lab": row.Lab, "linux": row.Linux} {
+				send := Median(rs, func(r Result) time.Duration { return r.Send - r.Connect })
+				if send > c.RTT/10 {
+					t.Errorf("%s: %s send phase %v after connect: want the body written at once", c, name, send)
+				}
+			}
+			wait := func(r Result) time.Duration { return r.FirstByte - r.Send }
+			lw, xw := Median(row.Lab, wait), Median(row.Linux, wait)
+			if d := lw - xw; d > xw/10 || d < -xw/10 {
+				t.Errorf("%s: wait phase: lab %v, Linux %v: want ±10%%", c, lw, xw)
+			}
+		}
+	}
+	t.Log("\n" + table.String())
+}
+
+// TestStallWatchdog: a transfer that stops moving fails with ErrStalled
+// once it has made no progress for the stall bound, rather than hanging:
+// here a wire that drops everything after the handshake.
+func TestStallWatchdog(t *testing.T) {
+	c := Case{RTT: 2 * time.Millisecond, Op: "GET", Size: 1 << 20}
+	cfg := c.Config()
+	p, err := Lab(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ln, err := p.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		// A server that reads the request and never answers.
+		s, err := ln.Accept()
+		if err == nil {
+			_, _ = s.Read(make([]byte, 4096))
+			time.Sleep(5 * time.Second)
+			s.Close()
+		}
+	}()
+	conn, err := p.Dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	_, err = transfer(conn, newReader(conn, 500*time.Millisecond), c, 500*time.Millisecond)
+	if !errors.Is(err, ErrStalled) || time.Since(start) > 3*time.Second {
+		t.Errorf("stalled transfer: %v after %v, want ErrStalled after 0.5 s", err, time.Since(start))
+	}
+}

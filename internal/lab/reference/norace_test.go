@@ -1,0 +1,5 @@
+//go:build !race
+
+package reference
+
+const raceDetector = false
