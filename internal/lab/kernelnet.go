@@ -2,13 +2,16 @@ package lab
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/netns"
+	"github.com/objbench/objbench/internal/lab/reference"
 )
 
 // Network paths a program run by Exec can take (Config.Network).
@@ -173,3 +176,34 @@ func (l *Lab) ProgramHosts() []string {
 // Notice is a line to show the user about the lab's network ("" for
 // none): that auto fell back to the netstack path, and what that hides.
 func (l *Lab) Notice() string { return l.notice }
+
+// referenceRow is lab check's comparison with Linux: through a bottleneck,
+// the cold 4 MiB GET the lab measured (got; base is what TLS and the
+// machine add to it) against the median of 3 of the same GET between two
+// namespaces with the kernel's TCP at both ends, over the same wire. ok is
+// false without a bottleneck or without namespaces.
+func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, o CheckOptions) (CheckRow, bool, error) {
+	if l.link.Bandwidth == 0 || got == 0 || namespacesAvailable() != nil {
+		return CheckRow{}, false, nil
+	}
+	cfg := l.netemConfig()
+	c := reference.Case{RTT: l.link.RTT, Rate: l.link.Bandwidth, Queue: l.Network().Queue, Loss: l.link.Loss, Op: "GET", Size: 4 << 20}
+	p, err := reference.Linux(netem.Config{Up: cfg.Up, Down: cfg.Down, MTU: cfg.MTU})
+	if err != nil {
+		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
+	}
+	rs, err := reference.Measure(ctx, p, c, 3, reference.Stall)
+	p.Close()
+	if err != nil {
+		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
+	}
+	want := reference.Median(rs, reference.Total) + base
+	frac := max(c.Tolerance(), c.Gap(), o.Tolerance)
+	tol := time.Duration(frac*float64(want)) + o.Slack
+	name := "cold 4 MiB GET, Linux TCP on the same wire"
+	if c.Gap() > c.Tolerance() {
+		name += fmt.Sprintf(" (known gap: ±%.0f%%)", 100*c.Gap())
+	}
+	return CheckRow{Case: name, Phase: "total", Baseline: base, Expected: want, Measured: got, Tolerance: tol,
+		Pass: got-want <= tol && want-got <= tol}, true, nil
+}
