@@ -67,7 +67,12 @@ var LinuxBuffers = Buffers{RecvDefault: 512 << 10, RecvMax: 6 << 20, SendDefault
 // The stacks run CUBIC, Linux's default. Loss recovery is SACK-based
 // without RACK: measured at 40 ms and 100 Mbit behind a one-BDP drop-tail
 // queue, gVisor's RACK turned slow start's overshoot into long recoveries
-// (35% of the link against 76% without it).
+// (35% of the link against 76% without it). Held against Linux's TCP on
+// the same wire (package reference): RACK brings a 4 MiB GET at 10 ms and
+// 1% loss from +26..+48% of Linux's time to +8%/-19%, but behind 50 Mbit
+// and a quarter-BDP queue two of ten 4 MiB GETs made no progress for 10 s;
+// at 100 ms and 50 Mbit RACK measured 1.98 s, none 2.17 s, Reno 2.38 s,
+// Linux 1.37 s (medians of 5).
 var recoveryOpt, ccOpt = 0, "cubic"
 
 // Config is the whole network.
