@@ -57,7 +57,7 @@ func WriteExplain(w io.Writer, d *document.ExplainDocument, whatIf bool) error {
 		if l.TLS {
 			tls = "TLS"
 		}
-		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s; %s; recorded at the lab's servers\n", l.Profile, num(l.RTTms), tls, networkPath(l.Network))
+		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s%s; recorded at the lab's servers\n", l.Profile, num(l.RTTms), tls, networkPath(l.Network))
 		if l.NetworkNote != "" {
 			fmt.Fprintf(ew, "lab: %s\n", l.NetworkNote)
 		}
@@ -215,15 +215,18 @@ func writeExplainComparison(w io.Writer, c analysis.Comparison) {
 	fmt.Fprintln(w)
 }
 
-// networkPath says in words which path carried the program's traffic.
+// networkPath says in words which path carried the program's traffic
+// ("" for a document that does not say).
 func networkPath(model string) string {
 	switch model {
+	case "":
+		return ""
 	case lab.NetworkNetns:
-		return "network netns (the program's own kernel TCP on the emulated wire)"
+		return "; network netns (the program's own kernel TCP on the emulated wire)"
 	case lab.NetworkNetstack:
-		return "network netstack (the program's bytes forwarded across user-space TCP)"
+		return "; network netstack (the program's bytes forwarded across user-space TCP)"
 	case "direct":
-		return "network direct (loopback)"
+		return "; network direct (loopback)"
 	}
-	return "network " + model
+	return "; network " + model
 }

@@ -111,3 +111,25 @@ func TestWriteExplainComparison(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainHeaderNetwork: the header says which path carried the program
+// (lab.network), and the fallback's note when there is one.
+func TestExplainHeaderNetwork(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ network, note, want, notWant string }{
+		{"netns", "", "network netns (the program's own kernel TCP on the emulated wire)", "lab: network namespaces"},
+		{"netstack", "network namespaces unavailable (operation not permitted): the program reaches the lab through local endpoints",
+			"lab: network namespaces unavailable (operation not permitted)", "network netns"},
+	} {
+		d := explainFixture()
+		d.Lab.Network, d.Lab.NetworkNote = tc.network, tc.note
+		var buf bytes.Buffer
+		if err := WriteExplainText(&buf, d); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.notWant) || !strings.Contains(out, "network "+tc.network) {
+			t.Errorf("network %s: header\n%s", tc.network, out[:strings.Index(out, "\nwall")])
+		}
+	}
+}
