@@ -20,6 +20,8 @@ import (
 
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/netns"
+	"github.com/objbench/objbench/internal/lab/reference"
+	"github.com/objbench/objbench/internal/nettrace"
 )
 
 func needNamespaces(t *testing.T) {
@@ -243,4 +245,46 @@ func netnsRefs() []string {
 		}
 	}
 	return refs
+}
+
+// TestColdPutPhases is issue 28's third defect: a 20 KiB PUT on a fresh
+// connection at 80 ms, as objbench's own client reports it through the
+// lab, against the same PUT over Linux's TCP on the same wire: the body is
+// written at once (send under a tenth of a round trip on both) and the
+// wait is Linux's ±10% (two round trips: the body's and the response's
+// flights). The total agreed before the fix; the split did not (send 81 ms,
+// wait 81 ms in the lab).
+func TestColdPutPhases(t *testing.T) {
+	needNamespaces(t)
+	timingTest(t)
+	rtt := 80 * time.Millisecond
+	l := startLab(t, Config{RTT: &rtt})
+	tr := nettrace.NewTransport(nettrace.Config{Dial: l.Dial, Strategy: nettrace.Fresh})
+	defer tr.CloseIdleConnections()
+	ctx := context.Background()
+	url := objectURLs("s3", l.Endpoint("s3")).put("cold-20k")
+	ss, err := samples(ctx, 5, func() (nettrace.Sample, error) { return exchange(ctx, tr, "PUT", url, make([]byte, 20<<10), "s3") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	send, wait := median(ss, phase(nettrace.Send)), median(ss, phase(nettrace.Wait))
+	c := reference.Case{RTT: rtt, Op: "PUT", Size: 20 << 10}
+	p, err := reference.Linux(c.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rs, err := reference.Measure(ctx, p, c, 5, reference.Stall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xsend := reference.Median(rs, func(r reference.Result) time.Duration { return r.Send - r.Connect })
+	xwait := reference.Median(rs, func(r reference.Result) time.Duration { return r.FirstByte - r.Send })
+	t.Logf("cold 20 KiB PUT at 80 ms: lab send %v wait %v; Linux send %v wait %v", send, wait, xsend, xwait)
+	if send > rtt/10 || xsend > rtt/10 {
+		t.Errorf("send phase: lab %v, Linux %v: want the body written at once (under %v)", send, xsend, rtt/10)
+	}
+	if d := wait - xwait; d > xwait/10 || d < -xwait/10 {
+		t.Errorf("wait phase: lab %v, Linux %v: want ±10%%", wait, xwait)
+	}
 }
