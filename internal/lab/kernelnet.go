@@ -126,13 +126,29 @@ func nameServers(path string) []net.IP {
 	return out
 }
 
-// listen listens on the servers' side of the netns path.
-func (k *kernelNet) listen(port int) (net.Listener, error) {
-	ln, err := k.pair.Server.Listen("tcp4", net.JoinHostPort(serverAddr.String(), fmt.Sprint(port)))
+// listen listens on the servers' side of the netns path; the servers run
+// CUBIC, as the lab's stacks do, whatever the host's default.
+func (k *kernelNet) listen(port int) (ln net.Listener, err error) {
+	err = k.pair.Server.Do(func() error {
+		lc := net.ListenConfig{Control: netns.Cubic}
+		ln, err = lc.Listen(context.Background(), "tcp4", net.JoinHostPort(serverAddr.String(), fmt.Sprint(port)))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("lab network: listen in the servers' namespace: %w", err)
 	}
 	return ln, nil
+}
+
+// dial connects objbench's own client from the program's namespace to the
+// servers' (the kernel's TCP at both ends).
+func (k *kernelNet) dial(ctx context.Context, port int) (c net.Conn, err error) {
+	err = k.pair.Client.Do(func() error {
+		var d net.Dialer
+		c, err = d.DialContext(ctx, "tcp4", net.JoinHostPort(serverAddr.String(), fmt.Sprint(port)))
+		return err
+	})
+	return c, err
 }
 
 func (k *kernelNet) Close() {

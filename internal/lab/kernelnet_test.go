@@ -288,3 +288,43 @@ func TestColdPutPhases(t *testing.T) {
 		t.Errorf("wait phase: lab %v, Linux %v: want ±10%%", wait, xwait)
 	}
 }
+
+// TestOwnClientNetns: with Network netns objbench's own client dials from
+// the program's namespace, so behind a bottleneck (50 Mbit, one-BDP queue,
+// 100 ms) its cold 4 MiB GET takes what Linux's TCP takes over the same
+// wire (median of 5 ±10%), where the user-space stacks take 50-100% longer
+// (bench/grid.sh).
+func TestOwnClientNetns(t *testing.T) {
+	needNamespaces(t)
+	timingTest(t)
+	rtt, bw := 100*time.Millisecond, int64(50e6)
+	l := startLab(t, Config{RTT: &rtt, Bandwidth: &bw, Network: NetworkNetns})
+	if l.Info("s3").Network != NetworkNetns {
+		t.Fatalf("network %q", l.Info("s3").Network)
+	}
+	put(t, l, "4m", 4<<20)
+	tr := nettrace.NewTransport(nettrace.Config{Dial: l.Dial, Strategy: nettrace.Fresh})
+	defer tr.CloseIdleConnections()
+	ctx := context.Background()
+	url := objectURLs("s3", l.Endpoint("s3")).get("4m")
+	ss, err := samples(ctx, 5, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, "s3") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := median(ss, func(s nettrace.Sample) time.Duration { return s.Total() })
+	c := reference.Case{RTT: rtt, Rate: bw, Queue: l.Network().Queue, Op: "GET", Size: 4 << 20}
+	p, err := reference.Linux(c.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rs, err := reference.Measure(ctx, p, c, 5, reference.Stall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reference.Median(rs, reference.Total)
+	t.Logf("cold 4 MiB GET at 100 ms and 50 Mbit: objbench on the netns path %v, Linux reference %v", got, want)
+	if d := got - want; d > want/10 || d < -want/10 {
+		t.Errorf("objbench on the netns path %v, Linux reference %v: want ±10%%", got, want)
+	}
+}

@@ -367,12 +367,16 @@ func (l *Lab) LocalEndpoint(api string) string {
 }
 
 // Dial connects objbench's own client to addr: across the emulated network,
-// in-process, for the lab's endpoints (the handshake is the stacks'); any
-// other address directly.
+// in-process, for the lab's endpoints (the handshake is the stacks'; on the
+// netns path the kernel's, from the program's namespace); any other
+// address directly.
 func (l *Lab) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	if l.net != nil {
 		if _, p, err := net.SplitHostPort(addr); err == nil {
 			if port, err := strconv.Atoi(p); err == nil && l.wirePorts[port] {
+				if l.kn != nil {
+					return l.kn.dial(ctx, port)
+				}
 				c, err := l.net.Dial(ctx, port)
 				if err != nil {
 					return nil, err

@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -170,6 +171,23 @@ func (n *NS) Sysctl(name, value string) error {
 		}
 		return nil
 	})
+}
+
+// Cubic is a net.ListenConfig or net.Dialer Control that selects CUBIC on
+// the socket: the host's default may be BBR, which namespaces inherit (and
+// a namespace may not change for itself), where the lab's stacks and most
+// servers run CUBIC.
+func Cubic(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, "cubic")
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("TCP_CONGESTION cubic: %w", serr)
+	}
+	return nil
 }
 
 // Close drops the handle; the kernel removes the namespace once no process

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"syscall"
 )
 
 var errUnsupported = errors.New("network namespaces are Linux's")
@@ -38,6 +39,9 @@ func (n *NS) AddLoopback(string, net.IP) error { return errUnsupported }
 
 // Sysctl fails: no namespaces here.
 func (n *NS) Sysctl(string, string) error { return errUnsupported }
+
+// Cubic does nothing here.
+func Cubic(string, string, syscall.RawConn) error { return nil }
 
 // Close does nothing.
 func (n *NS) Close() error { return nil }

@@ -14,10 +14,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/netns"
@@ -113,24 +110,9 @@ func Linux(cfg netem.Config) (Path, error) {
 	return linuxPath{p}, nil
 }
 
-// cubic selects CUBIC on a socket: the host's default may be BBR, which
-// the namespaces inherit (and a namespace may not change it for itself).
-func cubic(_, _ string, rc syscall.RawConn) error {
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, "cubic")
-	}); err != nil {
-		return err
-	}
-	if serr != nil {
-		return fmt.Errorf("TCP_CONGESTION cubic: %w", serr)
-	}
-	return nil
-}
-
 func (p linuxPath) Listen() (ln net.Listener, err error) {
 	err = p.p.Server.Do(func() error {
-		lc := net.ListenConfig{Control: cubic}
+		lc := net.ListenConfig{Control: netns.Cubic}
 		ln, err = lc.Listen(context.Background(), "tcp4", net.JoinHostPort(netem.ServerAddr.String(), strconv.Itoa(port)))
 		return err
 	})
@@ -139,7 +121,7 @@ func (p linuxPath) Listen() (ln net.Listener, err error) {
 
 func (p linuxPath) Dial(ctx context.Context) (c net.Conn, err error) {
 	err = p.p.Client.Do(func() error {
-		d := net.Dialer{Control: cubic}
+		d := net.Dialer{Control: netns.Cubic}
 		c, err = d.DialContext(ctx, "tcp4", net.JoinHostPort(netem.ServerAddr.String(), strconv.Itoa(port)))
 		return err
 	})
