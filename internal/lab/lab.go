@@ -283,7 +283,11 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		l.wirePorts[pubPort] = true
 	}
 	ep.url = l.publicURL(api, pubPort, ep.local)
-	h, err := newHandler(ep.local)
+	public := ep.local
+	if ep.prog != "" {
+		public = ep.prog // the URLs a server hands out (GCS upload sessions) must reach it from the program's namespace
+	}
+	h, err := newHandler(public)
 	if err != nil {
 		if ep.fwd != nil {
 			ep.fwd.Close()
