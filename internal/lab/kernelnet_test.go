@@ -328,3 +328,38 @@ func TestOwnClientNetns(t *testing.T) {
 		t.Errorf("objbench on the netns path %v, Linux reference %v: want ±10%%", got, want)
 	}
 }
+
+// TestLabCheckReferenceRow: through a bottleneck, lab check compares its
+// cold 4 MiB GET with Linux's TCP on the same wire when namespaces are
+// available (within the row's tolerance, the grid's known gap), and leaves
+// the row out when they are not.
+func TestLabCheckReferenceRow(t *testing.T) {
+	needNamespaces(t)
+	timingTest(t)
+	rtt, bw := 40*time.Millisecond, int64(50e6)
+	l := startLab(t, Config{RTT: &rtt, Bandwidth: &bw})
+	o := CheckOptions{Samples: 3, WindowSize: -1, BandwidthSize: -1}
+	rows, err := l.Check(context.Background(), "s3", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref *CheckRow
+	for i, r := range rows {
+		if strings.HasPrefix(r.Case, "cold 4 MiB GET, Linux TCP") {
+			ref = &rows[i]
+		}
+	}
+	if ref == nil {
+		t.Fatalf("no reference row in %d rows", len(rows))
+	}
+	t.Logf("%s: lab %v, Linux %v (±%v)", ref.Case, ref.Measured, ref.Expected, ref.Tolerance)
+	if !ref.Pass || ref.Expected <= 0 || ref.Measured <= 0 {
+		t.Errorf("reference row %+v", *ref)
+	}
+	saved := namespacesAvailable
+	namespacesAvailable = func() error { return errors.New("no namespaces") }
+	defer func() { namespacesAvailable = saved }()
+	if _, ok, err := l.referenceRow(context.Background(), time.Second, 0, o); ok || err != nil {
+		t.Errorf("without namespaces: row %v, %v", ok, err)
+	}
+}
