@@ -105,6 +105,9 @@ type Stats struct {
 	Packets, Bytes int64 // delivered
 	QueueDrops     int64 // dropped by the full drop-tail queue
 	LossDrops      int64 // dropped at random
+	// Late counts packets delivered more than 2 ms after they were due:
+	// the machine's CPU, not the wire, held them.
+	Late int64
 }
 
 // New starts a network. Close stops it.

@@ -36,8 +36,12 @@ type direction struct {
 	exited     chan struct{}
 	stopOnce   sync.Once
 
-	packets, bytes, queueDrops, lossDrops atomic.Int64
+	packets, bytes, queueDrops, lossDrops, late atomic.Int64
 }
+
+// lateBy is how far past its due time a delivered packet counts as late:
+// the machine did not give the wire its CPU in time.
+const lateBy = 2 * time.Millisecond
 
 type packet struct {
 	at    int64
@@ -156,6 +160,9 @@ func (d *direction) run() {
 }
 
 func (d *direction) deliver(p packet) {
+	if d.now()-p.at > int64(lateBy) {
+		d.late.Add(1)
+	}
 	d.packets.Add(1)
 	d.bytes.Add(p.data.Size())
 	d.out(p.proto, p.data)
@@ -178,7 +185,7 @@ func (d *direction) stop() {
 }
 
 func (d *direction) stats() Stats {
-	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load()}
+	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(), Late: d.late.Load()}
 }
 
 // endpoint is a stack's network interface: what the stack writes goes onto

@@ -27,7 +27,9 @@ func needNamespaces(t *testing.T) {
 // TestGrid holds the lab's stacks against Linux's on CI's subset of the
 // grid (bench/grid.sh runs the whole): each case's median of 5 within ±10%
 // of Linux's (±25% with random loss), or within its known, documented gap;
-// no transfer stalls (Stall). The cold 20 KiB PUT's phases are compared
+// no transfer stalls (Stall). A case in which the machine's CPU held over
+// 5% of the reference's packets past their time (Row.Busy) is shown and
+// not judged: the yardstick could not keep time. The cold 20 KiB PUT's phases are compared
 // too: its body is written at once on both (send within 10% of a round trip
 // of connect), and its wait is Linux's ±10%. About 70 s on 2 busy cores.
 func TestGrid(t *testing.T) {
@@ -35,6 +37,7 @@ func TestGrid(t *testing.T) {
 	timingTest(t)
 	var table strings.Builder
 	WriteHeader(&table)
+	busy := 0
 	for _, c := range CI {
 		row, err := Run(context.Background(), c)
 		if err != nil {
@@ -43,6 +46,10 @@ func TestGrid(t *testing.T) {
 		}
 		WriteRow(&table, row)
 		switch {
+		case row.Busy():
+			busy++
+			t.Logf("%s: %.0f%% of the reference's packets came late on this machine: not judged", c, 100*row.LinuxLate)
+			continue
 		case row.Within():
 		case c.Gap() > 0 && row.WithinGap():
 			t.Logf("%s: lab %+.0f%% of Linux, inside the known gap ±%.0f%%", c, 100*row.Diff(), 100*c.Gap())
@@ -65,6 +72,9 @@ func TestGrid(t *testing.T) {
 		}
 	}
 	t.Log("\n" + table.String())
+	if busy == len(CI) {
+		t.Skip("the machine was too busy to keep the wire's time in every case")
+	}
 }
 
 // TestStallWatchdog: a transfer that stops moving fails with ErrStalled

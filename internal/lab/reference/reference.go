@@ -75,6 +75,8 @@ func (c Case) Config() netem.Config {
 type Path interface {
 	Listen() (net.Listener, error)
 	Dial(ctx context.Context) (net.Conn, error)
+	// Stats are the wire's counters, each way.
+	Stats() (up, down netem.Stats)
 	Close() error
 }
 
@@ -96,7 +98,8 @@ func (p labPath) Listen() (net.Listener, error) { return p.n.Listen(port) }
 func (p labPath) Dial(ctx context.Context) (net.Conn, error) {
 	return p.n.Dial(ctx, port)
 }
-func (p labPath) Close() error { p.n.Close(); return nil }
+func (p labPath) Close() error                  { p.n.Close(); return nil }
+func (p labPath) Stats() (up, down netem.Stats) { return p.n.Stats() }
 
 type linuxPath struct{ p *netns.Pair }
 
@@ -127,7 +130,8 @@ func (p linuxPath) Dial(ctx context.Context) (c net.Conn, err error) {
 	})
 	return c, err
 }
-func (p linuxPath) Close() error { return p.p.Close() }
+func (p linuxPath) Close() error                  { return p.p.Close() }
+func (p linuxPath) Stats() (up, down netem.Stats) { return p.p.Pipe.Stats() }
 
 // Paths names the two paths in the order the grid prints them.
 var Paths = []struct {
