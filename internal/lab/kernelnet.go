@@ -42,11 +42,8 @@ type kernelNet struct {
 	dns  []*dnsServer
 }
 
-// Names of the program's side for the lab's servers on the netns path.
-var (
-	programAddr = netem.ClientAddr
-	serverAddr  = netem.ServerAddr
-)
+// The address of the lab's servers on the netns path.
+var serverAddr = netem.ServerAddr
 
 // chooseNetwork resolves cfg.Network: the path, and when auto had to fall
 // back, the notice that says so and what the fallback cannot show.

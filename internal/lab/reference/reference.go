@@ -181,7 +181,7 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 				conn.Close()
 				return out, fmt.Errorf("%s: warming: %w", c, err)
 			}
-			start, connected = time.Now(), 0
+			connected = 0
 		}
 		r, err := transfer(conn, br, c, stall)
 		conn.Close()
