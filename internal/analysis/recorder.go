@@ -46,8 +46,6 @@ func (r *RunRecorder) Add(res *load.StepResult) *document.Result {
 	return &r.Doc.Results[len(r.Doc.Results)-1]
 }
 
-// Kept are the requests kept across the run, each with its step.
-func (r *RunRecorder) Kept() []stats.Kept {
-	kept, _ := r.keeper.Kept()
-	return kept
-}
+// Kept are the requests kept across the run, each with its step,
+// unpacked one at a time as they are read.
+func (r *RunRecorder) Kept() stats.KeptSeq { return r.keeper.All() }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ func TestRunRecorder(t *testing.T) {
 		if len(rec.Histograms) != 2 || rec.Histograms[1]["total"][0] != 2 {
 			t.Errorf("keep %d: histograms %v", keep, rec.Histograms)
 		}
-		kept := rec.Kept()
+		kept := slices.Collect(rec.Kept())
 		if keep == 0 && len(kept) != 0 || keep > 0 && len(kept) != 6 {
 			t.Fatalf("keep %d: %d kept", keep, len(kept))
 		}

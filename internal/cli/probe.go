@@ -74,7 +74,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 	}
 	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
 	if !pf.noSave {
-		p.Store = func(run results.Run, steps []results.Step, kept []stats.Kept) { store(g, run, steps, kept, stderr) }
+		p.Store = func(run results.Run, steps []results.Step, kept stats.KeptSeq) { store(g, run, steps, kept, stderr) }
 	}
 	defer func() {
 		if err != nil {

@@ -92,7 +92,7 @@ func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
 // its steps and kept samples, then writes --report from memory. A failure
 // to store is a warning (the results were already printed); a failure to
 // encode, or to write the report asked for, is the error returned.
-func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]byte, kept []stats.Kept, stderr io.Writer) error {
+func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]byte, kept stats.KeptSeq, stderr io.Writer) error {
 	run, steps, err := results.Record(d, histograms)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]b
 }
 
 // store saves a run in the results database; a failure is a warning.
-func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept, stderr io.Writer) {
+func store(g *globals, run results.Run, steps []results.Step, kept stats.KeptSeq, stderr io.Writer) {
 	if err := results.SaveWithin(2*time.Minute, g.db, run, steps, kept); err != nil {
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
 	}
@@ -117,7 +117,7 @@ func store(g *globals, run results.Run, steps []results.Step, kept []stats.Kept,
 // or standard output (JSON or text), then saved (see save); an interrupted
 // run exits as such, else with runErr.
 func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(io.Writer) error,
-	histograms []map[string][]byte, kept []stats.Kept, runErr error, stdout, stderr io.Writer) error {
+	histograms []map[string][]byte, kept stats.KeptSeq, runErr error, stdout, stderr io.Writer) error {
 	thErr := out.th.Apply(stderr, d)
 	if out.jsonOut {
 		text = func(w io.Writer) error { return report.WriteDoc(w, d) }

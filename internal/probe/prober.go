@@ -30,7 +30,7 @@ type Prober struct {
 	Finished func(*Round)
 	// Store keeps a finished round (nil: rounds are not saved); Keep is
 	// how many of its requests it keeps.
-	Store func(results.Run, []results.Step, []stats.Kept)
+	Store func(results.Run, []results.Step, stats.KeptSeq)
 	Keep  int
 
 	lab  map[*Target]bool // lab targets: their pool is made on demand
@@ -159,11 +159,13 @@ func (p *Prober) save(r *Round, doc *document.Document) error {
 	if err != nil {
 		return err
 	}
-	kept := make([]stats.Kept, min(len(r.Samples), p.Keep))
-	for i := range kept {
-		kept[i] = stats.Kept{Step: 0, Sample: r.Samples[i]}
-	}
-	p.Store(run, steps, kept)
+	p.Store(run, steps, func(yield func(stats.Kept) bool) {
+		for _, s := range r.Samples[:min(len(r.Samples), p.Keep)] {
+			if !yield(stats.Kept{Step: 0, Sample: s}) {
+				return
+			}
+		}
+	})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,8 +81,8 @@ func memProber(t *testing.T, rows *[]results.Run) *Prober {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Prober{Keep: 3, Store: func(r results.Run, steps []results.Step, kept []stats.Kept) {
-		if len(steps) != 1 || len(kept) != 3 {
+	p := &Prober{Keep: 3, Store: func(r results.Run, steps []results.Step, seq stats.KeptSeq) {
+		if kept := slices.Collect(seq); len(steps) != 1 || len(kept) != 3 {
 			t.Errorf("stored %d steps and %d samples, want 1 and 3 (Keep)", len(steps), len(kept))
 		}
 		*rows = append(*rows, r)

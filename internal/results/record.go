@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/stats"
 )
 
 // NewRun is the database row of a finished (or interrupted) document,
@@ -71,7 +72,7 @@ func Steps(d document.Doc, histograms []map[string][]byte) ([]Step, error) {
 
 // SaveAt saves a run in the database at path (see OpenAt), opening and
 // closing it.
-func SaveAt(ctx context.Context, path string, run Run, steps []Step, kept []SampleRow) error {
+func SaveAt(ctx context.Context, path string, run Run, steps []Step, kept stats.KeptSeq) error {
 	st, err := OpenAt(ctx, path)
 	if err != nil {
 		return err
@@ -86,7 +87,7 @@ func SaveAt(ctx context.Context, path string, run Run, steps []Step, kept []Samp
 // SaveWithin is SaveAt with a deadline of its own, d from now: a run is
 // saved after its context may have been cancelled (Ctrl-C), and a
 // database that hangs must not hold the results printed already.
-func SaveWithin(d time.Duration, path string, run Run, steps []Step, kept []SampleRow) error {
+func SaveWithin(d time.Duration, path string, run Run, steps []Step, kept stats.KeptSeq) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return SaveAt(ctx, path, run, steps, kept)

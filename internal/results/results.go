@@ -185,12 +185,14 @@ type Step struct {
 	Histograms map[string][]byte
 }
 
-// SampleRow is one raw request of a step: the reservoir's own type, so
-// that a run's kept samples are saved without copying them.
+// SampleRow is one raw request of a step: the reservoir's own type.
 type SampleRow = stats.Kept
 
-// Save stores a run, its steps and samples in one transaction.
-func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples []SampleRow) error {
+// Save stores a run, its steps and samples (nil: none) in one
+// transaction. The samples are read one at a time (the reservoir unpacks
+// each as it is read), so a run's samples are never all held in their wide
+// form.
+func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples stats.KeptSeq) error {
 	labels, _ := json.Marshal(run.Labels)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -233,7 +235,10 @@ const sampleBatch = 256
 
 // insertSamples writes samples in multi-row INSERTs with prepared
 // statements (one for full batches, one for the remainder).
-func insertSamples(ctx context.Context, tx *sql.Tx, runID string, samples []SampleRow) error {
+func insertSamples(ctx context.Context, tx *sql.Tx, runID string, samples stats.KeptSeq) error {
+	if samples == nil {
+		return nil
+	}
 	stmts := map[int]*sql.Stmt{}
 	defer func() {
 		for _, st := range stmts {
@@ -241,8 +246,7 @@ func insertSamples(ctx context.Context, tx *sql.Tx, runID string, samples []Samp
 		}
 	}()
 	args := make([]any, 0, sampleBatch*sampleColumns)
-	for len(samples) > 0 {
-		n := min(len(samples), sampleBatch)
+	flush := func(n int) error {
 		st := stmts[n]
 		if st == nil {
 			row := "(" + strings.Repeat("?,", sampleColumns-1) + "?)"
@@ -253,18 +257,26 @@ func insertSamples(ctx context.Context, tx *sql.Tx, runID string, samples []Samp
 			}
 			stmts[n] = st
 		}
+		_, err := st.ExecContext(ctx, args...)
 		args = args[:0]
-		for _, r := range samples[:n] {
-			p := r.Phases
-			args = append(args, runID, r.Step, r.Worker, r.Seq, r.Op, r.Key, r.Size, r.Bytes,
-				ns(r.Start), ns(r.FirstByte), ns(r.End), int64(p[0]), int64(p[1]), int64(p[2]), int64(p[3]), int64(p[4]), int64(p[5]), int64(p[6]),
-				r.Status, r.ErrClass, r.Err, r.Requests, r.Retries, r.Reconnects, r.Reused, r.WasIdle, int64(r.IdleTime),
-				r.Proto, r.TLSVersion, r.RemoteAddr)
+		return err
+	}
+	n := 0
+	for r := range samples {
+		p := r.Phases
+		args = append(args, runID, r.Step, r.Worker, r.Seq, r.Op, r.Key, r.Size, r.Bytes,
+			ns(r.Start), ns(r.FirstByte), ns(r.End), int64(p[0]), int64(p[1]), int64(p[2]), int64(p[3]), int64(p[4]), int64(p[5]), int64(p[6]),
+			r.Status, r.ErrClass, r.Err, r.Requests, r.Retries, r.Reconnects, r.Reused, r.WasIdle, int64(r.IdleTime),
+			r.Proto, r.TLSVersion, r.RemoteAddr)
+		if n++; n == sampleBatch {
+			if err := flush(n); err != nil {
+				return err
+			}
+			n = 0
 		}
-		if _, err := st.ExecContext(ctx, args...); err != nil {
-			return err
-		}
-		samples = samples[n:]
+	}
+	if n > 0 {
+		return flush(n)
 	}
 	return nil
 }

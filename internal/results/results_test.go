@@ -9,13 +9,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/stats"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -46,7 +49,7 @@ func TestSaveGetListDelete(t *testing.T) {
 	steps := []Step{{Index: 0, Workload: "latency", Op: "get", SizeBytes: 1024, Concurrency: 1, Strategy: "pooled",
 		Summary: []byte(`{"count":1}`), Histograms: map[string][]byte{"ttfb": {1, 2, 3}, "total": {4}}}}
 	if err := s.Save(ctx, testRun("20261101T120000-aaaaaa", "s3://one", t0, map[string]string{"env": "a"}), steps,
-		[]SampleRow{{Step: 0, Sample: smp}}); err != nil {
+		slices.Values([]SampleRow{{Step: 0, Sample: smp}})); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Save(ctx, testRun("20261102T120000-bbbbbb", "gs://two", t0.Add(24*time.Hour), map[string]string{"env": "b"}), nil, nil); err != nil {
@@ -148,7 +151,7 @@ func TestConcurrentWriters(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				samples := make([]SampleRow, 200)
-				if err := s.Save(context.Background(), testRun(fmt.Sprintf("run-%d-%02d", w, i), "s3://x", time.Now(), nil), nil, samples); err != nil {
+				if err := s.Save(context.Background(), testRun(fmt.Sprintf("run-%d-%02d", w, i), "s3://x", time.Now(), nil), nil, slices.Values(samples)); err != nil {
 					errs <- err
 				}
 			}
@@ -173,7 +176,7 @@ func BenchmarkSave100kSamples(b *testing.B) {
 	samples := make([]SampleRow, 100_000)
 	i := 0
 	for b.Loop() {
-		if err := s.Save(context.Background(), testRun(fmt.Sprint("r", i), "s3://x", time.Now(), nil), nil, samples); err != nil {
+		if err := s.Save(context.Background(), testRun(fmt.Sprint("r", i), "s3://x", time.Now(), nil), nil, slices.Values(samples)); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -223,5 +226,59 @@ func TestListingGC(t *testing.T) {
 		if got := debug.SetGCPercent(100); got != -1 {
 			t.Errorf("GC percent %d, want -1 (off)", got)
 		}
+	}
+}
+
+// TestPackedSamplesSameRows: the samples a run keeps packed (the
+// reservoir) are stored as the same rows as the samples themselves, to
+// the nanosecond: every kind a run makes (first requests on new
+// connections, reused ones, a failure, no first byte, a long transfer kept
+// whole).
+func TestPackedSamplesSameRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "results.db"))
+	start := time.Now()
+	var samples []nettrace.Sample
+	for i := range 600 {
+		at := start.Add(time.Duration(i) * 1_234_567)
+		smp := nettrace.Sample{Op: []string{"get", "put", "head"}[i%3], Key: fmt.Sprintf("objbench/k%05d", i%50), Size: 1024,
+			Bytes: 1024, Worker: i % 8, Seq: i / 8, Start: at, FirstByte: at.Add(time.Duration(300_000 + i)), End: at.Add(time.Duration(400_000 + 3*i)),
+			Status: 200, Requests: 1, Reused: i%8 != 0, WasIdle: i%5 == 0, IdleTime: time.Duration(i) * time.Microsecond,
+			Proto: "HTTP/1.1", RemoteAddr: "127.0.0.1:9000"}
+		smp.Phases[nettrace.Wait], smp.Phases[nettrace.Recv] = time.Duration(250_000+i), time.Duration(90_000+2*i)
+		if !smp.Reused {
+			smp.Phases[nettrace.Connect], smp.Proto, smp.TLSVersion = time.Duration(40_000+i), "HTTP/2.0", "TLS 1.3"
+		}
+		switch i % 97 {
+		case 1:
+			smp.Err, smp.ErrClass, smp.Status = "GET: 503 SlowDown", "throttled", 503
+		case 2:
+			smp.FirstByte, smp.Status, smp.ErrClass = time.Time{}, 0, "timeout"
+		case 3:
+			smp.End, smp.Phases[nettrace.Recv] = at.Add(9*time.Second), 9*time.Second-300*time.Microsecond
+		}
+		samples = append(samples, smp)
+	}
+	res := stats.NewReservoir(len(samples))
+	wide := make([]SampleRow, len(samples))
+	for i := range samples {
+		res.Add(i%4, &samples[i])
+		wide[i] = SampleRow{Step: i % 4, Sample: samples[i]}
+	}
+	for id, seq := range map[string]stats.KeptSeq{"wide": slices.Values(wide), "packed": res.All()} {
+		if err := s.Save(ctx, testRun(id, "s3://x", start, nil), nil, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := map[string][]SampleRow{}
+	for _, id := range []string{"wide", "packed"} {
+		if err := s.Samples(ctx, id, func(r SampleRow) error { rows[id] = append(rows[id], r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rows["wide"]) != len(samples) || !reflect.DeepEqual(rows["wide"], rows["packed"]) {
+		t.Errorf("%d rows stored from the samples, %d from the packed ones; equal: %v", len(rows["wide"]), len(rows["packed"]),
+			reflect.DeepEqual(rows["wide"], rows["packed"]))
 	}
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -84,7 +85,7 @@ func TestReservoirBounded(t *testing.T) {
 		s := sample(i, time.Millisecond, time.Millisecond, true)
 		r.Add(i%3, &s)
 	}
-	kept, seen := r.Kept()
+	kept, seen := keptOf(r)
 	if len(kept) != 100 || seen != 10_000 {
 		t.Errorf("kept %d of %d", len(kept), seen)
 	}
@@ -97,7 +98,7 @@ func TestReservoirBounded(t *testing.T) {
 	if late < 25 || late > 75 { // uniform: about half from the second half
 		t.Errorf("%d of 100 kept from the second half: not uniform", late)
 	}
-	if k, _ := NewReservoir(0).Kept(); len(k) != 0 {
+	if NewReservoir(0).Len() != 0 {
 		t.Error("cap 0 kept samples")
 	}
 }
@@ -118,7 +119,7 @@ func TestReservoirMerge(t *testing.T) {
 	}
 	run.Merge(a, 1)
 	run.Merge(b, 2)
-	kept, seen := run.Kept()
+	kept, seen := keptOf(run)
 	if len(kept) != 1000 || seen != 10_000 {
 		t.Fatalf("kept %d of %d, want 1000 of 10000", len(kept), seen)
 	}
@@ -138,7 +139,7 @@ func TestReservoirMerge(t *testing.T) {
 	}
 	empty := NewReservoir(0)
 	empty.Merge(a, 1)
-	if k, _ := empty.Kept(); len(k) != 0 {
+	if k, _ := keptOf(empty); len(k) != 0 {
 		t.Error("cap 0 kept merged samples")
 	}
 }
@@ -175,12 +176,12 @@ func TestReservoirSplitGather(t *testing.T) {
 			total += n
 		}
 		g := Gather(rs, 10_000)
-		kept, seen := g.Kept()
+		kept, seen := keptOf(g)
 		if len(kept) < tt.wantMin-1 || len(kept) > tt.max || seen != int64(total) {
 			t.Errorf("%s: kept %d of %d, want %d of %d", tt.name, len(kept), seen, tt.wantMin, total)
 			continue
 		}
-		if &kept[0] != &arena[0] {
+		if &g.kept[0] != &arena[0] {
 			t.Errorf("%s: gathered samples moved out of the workers' array", tt.name)
 		}
 		per := make([]int, 4)
@@ -210,11 +211,15 @@ func TestReservoirSplitGather(t *testing.T) {
 		rs[i%2].Add(0, &s)
 	}
 	g := Gather(rs, 100)
-	gathered, _ := g.Kept()
-	n := len(gathered)
+	n := g.Len()
 	run := NewReservoir(100)
 	run.Merge(g, 3)
-	if k, _ := run.Kept(); n == 0 || len(k) != n || &k[0] != &arena[0] || k[0].Step != 3 {
+	if k := run.kept; n == 0 || len(k) != n || &k[0] != &arena[0] || run.At(0).Step != 3 {
 		t.Errorf("merge into an empty reservoir copied or did not mark (%d kept)", len(k))
 	}
+}
+
+// keptOf returns r's samples unpacked, and how many it was offered.
+func keptOf(r *Reservoir) ([]Kept, int64) {
+	return slices.Collect(r.All()), r.Seen()
 }

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"iter"
 	"math"
 	"math/rand/v2"
 
@@ -13,6 +14,9 @@ type Kept struct {
 	nettrace.Sample
 }
 
+// KeptSeq is a run's kept samples, one at a time (see Reservoir.All).
+type KeptSeq = iter.Seq[Kept]
+
 // Reservoir keeps a uniform random subset of at most Cap samples of a run
 // (Algorithm R), so that memory stays bounded whatever the run's length.
 // It takes no lock: each worker fills one of its own, and they are merged
@@ -20,10 +24,10 @@ type Kept struct {
 type Reservoir struct {
 	cap  int
 	seen int64
-	kept []Kept
+	kept []packed
 	rng  *rand.Rand
 	// arena is the array of the reservoirs Split made, on the first of them.
-	arena []Kept
+	arena []packed
 }
 
 // NewReservoir keeps up to capacity samples; 0 keeps none.
@@ -38,20 +42,36 @@ func (r *Reservoir) Add(step int, s *nettrace.Sample) {
 	}
 	r.seen++
 	if len(r.kept) < r.cap {
-		r.kept = append(r.kept, Kept{Step: step, Sample: *s})
+		r.kept = append(r.kept, packOf(step, s))
 		return
 	}
 	if j := r.rng.Int64N(r.seen); j < int64(r.cap) {
-		r.kept[j] = Kept{Step: step, Sample: *s}
+		r.kept[j] = packOf(step, s)
 	}
 }
 
 // Cap is how many samples r keeps at most.
 func (r *Reservoir) Cap() int { return r.cap }
 
-// Kept returns the samples kept, and how many were offered.
-func (r *Reservoir) Kept() ([]Kept, int64) {
-	return r.kept, r.seen
+// Len is how many samples r kept; Seen how many it was offered.
+func (r *Reservoir) Len() int { return len(r.kept) }
+
+// Seen is how many samples r was offered.
+func (r *Reservoir) Seen() int64 { return r.seen }
+
+// At returns kept sample i (0 <= i < Len).
+func (r *Reservoir) At(i int) Kept { return r.kept[i].unpack() }
+
+// All yields the kept samples in order, each unpacked only as it is
+// yielded: a run's samples are never all in their wide form at once.
+func (r *Reservoir) All() KeptSeq {
+	return func(yield func(Kept) bool) {
+		for i := range r.kept {
+			if !yield(r.kept[i].unpack()) {
+				return
+			}
+		}
+	}
 }
 
 // Split makes n reservoirs (one per worker) as windows of one array, so
@@ -63,7 +83,7 @@ func Split(capacity, n int) []*Reservoir {
 	n = max(n, 1)
 	share := (max(capacity, 0) + n - 1) / n
 	share += (share + 15) / 16
-	arena := make([]Kept, share*n)
+	arena := make([]packed, share*n)
 	rs := make([]*Reservoir, n)
 	for w := range rs {
 		rs[w] = NewReservoir(share)
@@ -167,7 +187,7 @@ func (r *Reservoir) Merge(o *Reservoir, step int) {
 	mine := shuffleFront(r.kept, fromR, r.rng)
 	theirs := shuffleFront(o.kept, fromO, r.rng)
 	for i := range theirs {
-		o.kept[i].Step = step
+		o.kept[i].setStep(step)
 	}
 	if need := mine + theirs; need > cap(r.kept) && need <= cap(o.kept) {
 		r.kept = append(o.kept[:theirs], r.kept[:mine]...)
@@ -180,7 +200,7 @@ func (r *Reservoir) Merge(o *Reservoir, step int) {
 
 // shuffleFront moves n of ks, chosen at random, to its front (a partial
 // Fisher-Yates shuffle, in place) and returns how many it moved.
-func shuffleFront(ks []Kept, n int, rng *rand.Rand) int {
+func shuffleFront(ks []packed, n int, rng *rand.Rand) int {
 	n = min(n, len(ks))
 	for i := range n {
 		j := i + rng.IntN(len(ks)-i)
