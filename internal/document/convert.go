@@ -37,6 +37,7 @@ func FromSummary(workload, op string, size int64, concurrency int, strategy stri
 	r.ClientCPUusPerOp = stats.CPUPerOp(s.ClientCPU, s.Count+s.Errors)
 	r.ClientCPUsPerGB = stats.CPUPerGB(s.ClientCPU, s.Bytes)
 	r.ClientRunWaitUsPerOp = stats.CPUPerOp(s.ClientRunWait, s.Count+s.Errors)
+	r.GC = s.GC
 	return r
 }
 

@@ -180,6 +180,11 @@ type Result struct {
 	// the client wanted, so that a client starved on a shared machine
 	// still shows as the limit.
 	ClientRunWaitUsPerOp float64 `json:"client_run_wait_us_per_op,omitempty"`
+	// GC is what Go's collector did in objbench's process during the step
+	// (cycles, stop-the-world pauses, CPU) and the budget it ran under
+	// (GOGC and memory limit, set by objbench unless the user set GOGC or
+	// GOMEMLIMIT): its pauses fall inside some of the requests measured.
+	GC *stats.GC `json:"gc,omitempty"`
 
 	// SilentRetries counts requests the HTTP transport sent again on
 	// another connection without telling the caller (an idempotent request

@@ -7,6 +7,7 @@ package load
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -234,6 +235,11 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 		runCtx, cancel = context.WithTimeout(ctx, st.Duration)
 		defer cancel()
 	}
+	// The collector's budget for the step (GOGC and a memory limit, unless
+	// the user set them), and its work across it, reported with the step.
+	gc, gcDone := stats.GCBudget(os.Getenv, keep)
+	defer gcDone()
+	gc0 := stats.ReadGCCounters()
 	cpu0, cpuOK := stats.ProcessCPU()
 	wait0, waitOK := stats.ProcessRunWait()
 	start := time.Now()
@@ -286,6 +292,8 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	wall := time.Since(start)
 	cpu1, _ := stats.ProcessCPU()
 	wait1, _ := stats.ProcessRunWait()
+	gc.Since(gc0, stats.ReadGCCounters())
+	gcDone()
 	stopProgress()
 	stopSeries()
 
@@ -305,6 +313,7 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	if waitOK {
 		res.Summary.ClientRunWait = max(wait1-wait0, 0)
 	}
+	res.Summary.GC = &gc
 	clientsMu.Lock()
 	for _, c := range clients {
 		if c.Transport != nil {

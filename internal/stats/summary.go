@@ -86,6 +86,9 @@ type Summary struct {
 	// ClientRunWait is the time the process's threads waited for a CPU
 	// across the step (ProcessRunWait); zero when not measured.
 	ClientRunWait time.Duration `json:"client_run_wait_ns,omitempty"`
+	// GC is the collector's budget and work across the step; nil when
+	// not measured.
+	GC *GC `json:"gc,omitempty"`
 
 	// SilentRetries counts requests the transport re-sent on another
 	// connection on its own (see nettrace.Sample.SilentRetries).

@@ -1,0 +1,138 @@
+package stats
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// GC is what Go's garbage collector did during a step, and the budget it
+// ran under. A collection is a pause inside the requests it overlaps (its
+// stop-the-world phases) and a share of the CPU (its marking), so a step
+// reports its collections beside its latencies rather than hiding them.
+type GC struct {
+	// Percent is the GOGC in force (-1: off) and LimitBytes the soft
+	// memory limit (GOMEMLIMIT; 0: none). SetBy says who chose them:
+	// "objbench" (GCBudget) or "user" (GOGC or GOMEMLIMIT in the
+	// environment, left as they are).
+	Percent    int    `json:"gogc"`
+	LimitBytes int64  `json:"memory_limit_bytes"`
+	SetBy      string `json:"set_by"`
+	// Cycles are the collections that ended during the step; PauseTotalMs
+	// their stop-the-world time, PauseMaxMs the longest (over the last 256
+	// cycles when there were more), in milliseconds.
+	Cycles       int64   `json:"cycles"`
+	PauseTotalMs float64 `json:"pause_total_ms"`
+	PauseMaxMs   float64 `json:"pause_max_ms"`
+	// CPUs is the collector's CPU time across the step (marking, assists
+	// and pauses; the runtime's estimate), in seconds: a part of the
+	// step's client CPU.
+	CPUs float64 `json:"cpu_s"`
+}
+
+// GCPercent and the memory limit objbench runs a measurement under when the
+// user set neither GOGC nor GOMEMLIMIT. The live heap of a step is small and
+// bounded (histograms, a reservoir of packed samples, the clients'
+// buffers), so the collector is let run 4 times less often than Go's
+// default (GOGC=400), with a soft limit that keeps the heap, whatever it
+// holds, within the 100 MB the whole process aims at: the limit, not
+// GOGC, is what starts a collection once the live heap passes ~8 MiB.
+const (
+	GCPercent     = 400
+	GCMemoryLimit = 40 << 20
+	// gcHeadroom is the least room the limit leaves above the live heap
+	// GCBudget is told of: a limit under the live heap would make the
+	// collector run without pause (Go then caps it at half the CPU).
+	gcHeadroom = 8 << 20
+	// gcBaseLive is the live heap of a step that keeps no sample (the
+	// clients, their buffers, the histograms, the embedded lab).
+	gcBaseLive = 8 << 20
+)
+
+// budget counts the measurements under way, so that overlapping ones set
+// the budget once and the last to end restores what was there.
+var budget struct {
+	sync.Mutex
+	n       int
+	restore func()
+}
+
+// GCBudget sets the collector's budget for a measurement that keeps up to
+// keep raw samples (its live heap is then about gcBaseLive and twice their
+// packed size: the step's and the run's), unless getenv finds GOGC or
+// GOMEMLIMIT set. The budget is recorded in the returned GC, whose
+// counters Since fills at the end of the step; done puts back what was
+// there once no measurement is under way.
+func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		gc.SetBy = "user"
+		gc.Percent = debug.SetGCPercent(-1)
+		debug.SetGCPercent(gc.Percent)
+		if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+			gc.LimitBytes = l
+		}
+		return gc, func() {}
+	}
+	live := int64(gcBaseLive) + 2*int64(max(keep, 0))*int64(unsafe.Sizeof(packed{}))*17/16
+	limit := max(int64(GCMemoryLimit), live+gcHeadroom)
+	budget.Lock()
+	defer budget.Unlock()
+	if budget.n == 0 || debug.SetMemoryLimit(-1) < limit {
+		prevPercent, prevLimit := debug.SetGCPercent(GCPercent), debug.SetMemoryLimit(limit)
+		if budget.n == 0 {
+			budget.restore = func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }
+		}
+	}
+	budget.n++
+	var once sync.Once
+	return GC{Percent: GCPercent, LimitBytes: limit, SetBy: "objbench"}, func() {
+		once.Do(func() {
+			budget.Lock()
+			defer budget.Unlock()
+			if budget.n--; budget.n == 0 {
+				budget.restore()
+			}
+		})
+	}
+}
+
+// GCCounters are the collector's running totals, read at a step's start
+// and end (ReadGCCounters).
+type GCCounters struct {
+	cycles     uint32
+	pauseTotal uint64
+	pauses     [256]uint64
+	gcCPU      float64
+}
+
+// ReadGCCounters reads the collector's totals. It stops the world for a
+// few microseconds (runtime.ReadMemStats): read it outside the measured
+// requests, at a step's start and end.
+func ReadGCCounters() GCCounters {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	c := GCCounters{cycles: ms.NumGC, pauseTotal: ms.PauseTotalNs, pauses: ms.PauseNs}
+	if s[0].Value.Kind() == metrics.KindFloat64 {
+		c.gcCPU = s[0].Value.Float64()
+	}
+	return c
+}
+
+// Since fills gc's counters with what happened from c0 to c1.
+func (gc *GC) Since(c0, c1 GCCounters) {
+	n := c1.cycles - c0.cycles
+	gc.Cycles = int64(n)
+	gc.PauseTotalMs = float64(c1.pauseTotal-c0.pauseTotal) / float64(time.Millisecond)
+	var longest uint64
+	for i := range min(n, uint32(len(c1.pauses))) {
+		longest = max(longest, c1.pauses[(c1.cycles-i+255)%256]) // PauseNs[(NumGC+255)%256] is the latest
+	}
+	gc.PauseMaxMs = float64(longest) / float64(time.Millisecond)
+	gc.CPUs = max(c1.gcCPU-c0.gcCPU, 0)
+}
