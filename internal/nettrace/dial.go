@@ -31,6 +31,9 @@ type tracedConn struct {
 	// request's real end of sending when the WroteRequest hook runs late
 	// (see exchange.gotResponse).
 	lastWrite, lastWriteStart atomic.Int64
+	// remote is RemoteAddr().String(), formatted once per connection
+	// rather than once per request on it.
+	remote string
 }
 
 // monoBase anchors lastWrite offsets so that they keep the monotonic clock.
@@ -112,7 +115,11 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (*tracedConn, e
 	}
 	t.connDone = time.Now()
 	d.conns.Add(1)
-	return &tracedConn{Conn: conn, timing: t}, nil
+	tc := &tracedConn{Conn: conn, timing: t}
+	if a := conn.RemoteAddr(); a != nil {
+		tc.remote = a.String()
+	}
+	return tc, nil
 }
 
 func (d *dialer) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {

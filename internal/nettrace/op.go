@@ -104,15 +104,20 @@ type exchange struct {
 	// interim is when the last 1xx response (a 100 Continue the client
 	// waited for or not) was read.
 	interim time.Time
+	// trace and body are the exchange's hooks and its response body's
+	// wrapper, in the same allocation as the exchange.
+	trace httptrace.ClientTrace
+	body  tracedBody
 }
 
 // clientTrace returns the hooks of one exchange. A request without a body
 // gets no 100-continue hooks: Go's transport waits for "100 Continue" only
 // before sending a body, and an unasked-for 100 is an interim response that
 // Got1xxResponse marks as it marks any other. Each hook is an allocation,
-// on every request.
+// on every request; the ClientTrace itself is a field of the exchange.
 func (ex *exchange) clientTrace(body bool) *httptrace.ClientTrace {
-	t := &httptrace.ClientTrace{
+	t := &ex.trace
+	*t = httptrace.ClientTrace{
 		GotConn: ex.onGotConn,
 		Got1xxResponse: func(int, textproto.MIMEHeader) error {
 			ex.markInterim()
@@ -165,7 +170,9 @@ func (ex *exchange) onGotConn(info httptrace.GotConnInfo) {
 		timing, fresh = trc.take()
 	}
 	remote := ""
-	if c != nil && c.RemoteAddr() != nil {
+	if trc != nil {
+		remote = trc.remote
+	} else if c != nil && c.RemoteAddr() != nil {
 		remote = c.RemoteAddr().String()
 	}
 	ex.mu.Lock()

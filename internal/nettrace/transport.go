@@ -167,7 +167,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ex.gotResponse(resp)
-	resp.Body = &tracedBody{rc: resp.Body, ex: ex}
+	ex.body = tracedBody{rc: resp.Body, ex: ex}
+	resp.Body = &ex.body
 	return resp, nil
 }
 
