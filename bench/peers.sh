@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # objbench against MinIO's warp v1.3.1, side by side on one MinIO in one run:
 # GET 1 KiB c8, GET 32 MiB c1 and c20, PUT 1 KiB c8, PUT 32 MiB c1, objbench
-# with each S3 client (--client sdk and minio). Prints
-# ops/s, MB/s (10^6 bytes), each client's own CPU seconds per 1,000 ops and per
-# GB, and the ratios to warp. Takes minutes; not part of scripts/test.
+# with each S3 client (--client sdk and minio; comparisons with warp are
+# with its own client library, --client minio). Prints the median of the
+# rounds: ops/s, MB/s (10^6 bytes), each client's own CPU seconds per 1,000
+# ops and per GB, and the ratios to warp. Takes minutes (3 rounds of 5 rows
+# of 10 s for 3 clients: about 10); not part of scripts/test.
 #
-#   bench/peers.sh [-duration 10s] [-repeats 2] [-rows 1,3]
+#   bench/peers.sh [-duration 10s] [-repeats 3] [-rows 1,3]
 #   OBJBENCH_BASE_REV=<git rev> bench/peers.sh   # also objbench at that revision
 #
 # warp is built once from ../shared/peers (beside the project) into

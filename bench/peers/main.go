@@ -102,7 +102,7 @@ func main() {
 	flag.Var(&objs, "objbench", "'NAME=PATH [FLAGS]' of an objbench binary and extra flags (repeatable: e.g. base=... 'minio=... --client minio')")
 	endpoint := flag.String("endpoint", os.Getenv("OBJBENCH_TEST_S3_ENDPOINT"), "S3 endpoint, http://host:port")
 	duration := flag.Duration("duration", 10*time.Second, "measured time per run")
-	repeats := flag.Int("repeats", 2, "rounds; the order of the clients alternates between rounds")
+	repeats := flag.Int("repeats", 3, "rounds (the median is printed); the order of the clients alternates between rounds")
 	only := flag.String("rows", "", "comma-separated row numbers (1-5) to run; all by default")
 	flag.Parse()
 	ak, sk := os.Getenv("OBJBENCH_TEST_S3_ACCESS_KEY"), os.Getenv("OBJBENCH_TEST_S3_SECRET_KEY")
