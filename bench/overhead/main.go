@@ -23,6 +23,7 @@ import (
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
 )
@@ -151,8 +152,12 @@ func run(conc, n, rounds int) error {
 	return nil
 }
 
-// loop runs fn n times with conc goroutines and returns calls per second.
+// loop runs fn n times with conc goroutines and returns calls per second,
+// under the collector's budget the runner measures with (GOGC and memory
+// limit), so that the comparison is of the code, not of the collector.
 func loop(conc, n int, fn func() error) (float64, error) {
+	_, gcDone := stats.GCBudget(os.Getenv, 0)
+	defer gcDone()
 	var next atomic.Int64
 	var firstErr atomic.Pointer[error]
 	var wg sync.WaitGroup
