@@ -49,12 +49,9 @@ const (
 	GCPercent     = 400
 	GCMemoryLimit = 48 << 20
 	// gcHeadroom is the least room the limit leaves above the live heap
-	// GCBudget is told of: a limit under the live heap would make the
-	// collector run without pause (Go then caps it at half the CPU).
-	gcHeadroom = 8 << 20
-	// gcBaseLive is the live heap of a step that keeps no sample (the
-	// clients, their buffers, the histograms, the embedded lab).
-	gcBaseLive = 8 << 20
+	// GCBudget expects: a limit near the live heap would make the
+	// collector run without rest (Go then caps it at half the CPU).
+	gcHeadroom = 16 << 20
 )
 
 // budget counts the measurements under way, so that overlapping ones set
@@ -66,9 +63,11 @@ var budget struct {
 }
 
 // GCBudget sets the collector's budget for a measurement that keeps up to
-// keep raw samples (its live heap is then about gcBaseLive and twice their
-// packed size: the step's and the run's), unless getenv finds GOGC or
-// GOMEMLIMIT set. The budget is recorded in the returned GC, whose
+// keep raw samples, unless getenv finds GOGC or GOMEMLIMIT set. The live
+// heap it expects is the process's at the last collection (the clients,
+// the embedded lab, other measurements under way, as in a test binary or
+// serve) and twice the samples' packed size (the step's and the run's);
+// the limit leaves room above it: half as much again, at least gcHeadroom. The budget is recorded in the returned GC, whose
 // counters Since fills at the end of the step; done puts back what was
 // there once no measurement is under way.
 func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
@@ -81,8 +80,8 @@ func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 		}
 		return gc, func() {}
 	}
-	live := int64(gcBaseLive) + 2*int64(max(keep, 0))*int64(unsafe.Sizeof(packed{}))*17/16
-	limit := max(int64(GCMemoryLimit), live+gcHeadroom)
+	live := heapLive() + 2*int64(max(keep, 0))*int64(unsafe.Sizeof(packed{}))*17/16
+	limit := max(int64(GCMemoryLimit), live+max(gcHeadroom, live/2))
 	budget.Lock()
 	defer budget.Unlock()
 	if budget.n == 0 || debug.SetMemoryLimit(-1) < limit {
@@ -102,6 +101,16 @@ func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 			}
 		})
 	}
+}
+
+// heapLive is the heap the last collection found live, in bytes.
+func heapLive() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // GCCounters are the collector's running totals, read at a step's start

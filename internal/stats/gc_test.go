@@ -36,8 +36,8 @@ func TestGCBudget(t *testing.T) {
 	}{
 		{"defaults", env(), 100_000, "objbench", GCPercent, GCMemoryLimit, GCMemoryLimit, true},
 		{"no samples kept", env(), 0, "objbench", GCPercent, GCMemoryLimit, GCMemoryLimit, true},
-		// 1,000,000 packed samples are 119 MB, twice: the limit leaves room above.
-		{"a million kept", env(), 1_000_000, "objbench", GCPercent, 2*119_000_000 + gcBaseLive + gcHeadroom, 300 << 20, true},
+		// 1,000,000 packed samples are 119 MB, twice: the limit leaves half as much again above.
+		{"a million kept", env(), 1_000_000, "objbench", GCPercent, 3 * 119_000_000, 500 << 20, true},
 		{"user GOGC", env("GOGC", "200"), 100_000, "user", 100, 0, 0, false},
 		{"user GOMEMLIMIT", env("GOMEMLIMIT", "1GiB"), 100_000, "user", 100, 0, 0, false},
 	}
@@ -60,6 +60,17 @@ func TestGCBudget(t *testing.T) {
 			t.Errorf("%s: after: GOGC %d, limit %d, want 100 and none", tt.name, p, l)
 		}
 	}
+	// A live heap past the limit raises it: 64 MiB held when the
+	// measurement starts leaves 32 MiB above.
+	held := make([]byte, 64<<20)
+	runtime.GC()
+	gc, done := GCBudget(env(), 0)
+	if gc.LimitBytes < 96<<20 {
+		t.Errorf("64 MiB live: limit %d, want at least 96 MiB", gc.LimitBytes)
+	}
+	done()
+	runtime.KeepAlive(held)
+	runtime.GC()
 	// Overlapping measurements: the budget holds until the last one ends.
 	_, doneA := GCBudget(env(), 0)
 	_, doneB := GCBudget(env(), 1_000_000)
