@@ -67,9 +67,10 @@ var budget struct {
 // heap it expects is the process's at the last collection (the clients,
 // the embedded lab, other measurements under way, as in a test binary or
 // serve) and twice the samples' packed size (the step's and the run's);
-// the limit leaves room above it: half as much again, at least gcHeadroom. The budget is recorded in the returned GC, whose
-// counters Since fills at the end of the step; done puts back what was
-// there once no measurement is under way.
+// the limit leaves room above it: half as much again, at least
+// gcHeadroom. The budget is recorded in the returned GC, whose counters
+// Since fills at the end of the step; done puts back what was there once
+// no measurement is under way.
 func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		gc.SetBy = "user"
