@@ -34,23 +34,25 @@ type GC struct {
 	CPUs float64 `json:"cpu_s"`
 }
 
-// GCPercent and the memory limit objbench runs a measurement under when the
-// user set neither GOGC nor GOMEMLIMIT. The live heap of a step is small and
-// bounded (histograms, a reservoir of packed samples, the clients'
-// buffers), so the collector is let run up to 4 times less often than Go's
-// default (GOGC=400), under a soft limit on all the runtime's memory that
-// keeps the process near the 100 MB it aims at (the binary's mapped code
-// takes about 55 of them): past a live heap of ~10 MiB the limit, not GOGC,
-// starts a collection. Measured on the embedded lab (1 KiB GETs, c=8,
-// 60,000 requests): GOGC=100 ran 311 collections; 400 under 64 MiB, 124
-// (CPU per op -17%, peak RSS 115 MB); under 52 MiB, 182 (105 MB); under
-// 40 MiB the collector ran without rest (805 for 100,000).
+// The collector's budget for a measurement when the user set neither GOGC
+// nor GOMEMLIMIT. The live heap of a step is small and bounded
+// (histograms, a reservoir of packed samples, the clients' buffers), so
+// GOGC is raised until the heap's goal reaches GCHeapTarget (the process
+// then stays near the 100 MB it aims at; the binary's mapped code takes
+// about 55 of them), from Go's default 100 up to GCMaxPercent: with no
+// sample kept a collection comes 4 times less often. GOGC never goes
+// under the default, so the budget never makes the collector run more
+// than Go would; the soft memory limit is a backstop for a heap that
+// grows during the step, twice the goal. Measured on the embedded lab
+// (1 KiB GETs, c=8, 60,000 requests, 60,000 samples kept): GOGC=100 ran
+// 311 collections; 400 under a 64 MiB limit, 124 (CPU per op -17%, peak
+// RSS 115 MB); a limit near the live heap (40 MiB) made the collector run
+// without rest (805 collections per 100,000 requests), as it did in a
+// test binary running many measurements at once.
 const (
-	GCPercent     = 400
-	GCMemoryLimit = 48 << 20
-	// gcHeadroom is the least room the limit leaves above the live heap
-	// GCBudget expects: a limit near the live heap would make the
-	// collector run without rest (Go then caps it at half the CPU).
+	GCMaxPercent = 400
+	GCHeapTarget = 48 << 20
+	// gcHeadroom is the least room the limit leaves above the live heap.
 	gcHeadroom = 16 << 20
 )
 
@@ -66,11 +68,9 @@ var budget struct {
 // keep raw samples, unless getenv finds GOGC or GOMEMLIMIT set. The live
 // heap it expects is the process's at the last collection (the clients,
 // the embedded lab, other measurements under way, as in a test binary or
-// serve) and twice the samples' packed size (the step's and the run's);
-// the limit leaves room above it: half as much again, at least
-// gcHeadroom. The budget is recorded in the returned GC, whose counters
-// Since fills at the end of the step; done puts back what was there once
-// no measurement is under way.
+// serve) and the step's samples, packed. The budget is recorded in the
+// returned GC, whose counters Since fills at the end of the step; done
+// puts back what was there once no measurement is under way.
 func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		gc.SetBy = "user"
@@ -81,19 +81,28 @@ func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 		}
 		return gc, func() {}
 	}
-	live := heapLive() + 2*int64(max(keep, 0))*int64(unsafe.Sizeof(packed{}))*17/16
-	limit := max(int64(GCMemoryLimit), live+max(gcHeadroom, live/2))
+	live := max(heapLive()+int64(max(keep, 0))*int64(unsafe.Sizeof(packed{}))*17/16, 1)
+	percent := int(min(max(100*(GCHeapTarget-live)/live, 100), GCMaxPercent))
+	limit := max(2*GCHeapTarget, 2*live+gcHeadroom)
 	budget.Lock()
 	defer budget.Unlock()
-	if budget.n == 0 || debug.SetMemoryLimit(-1) < limit {
-		prevPercent, prevLimit := debug.SetGCPercent(GCPercent), debug.SetMemoryLimit(limit)
-		if budget.n == 0 {
-			budget.restore = func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }
+	if budget.n == 0 {
+		prevPercent, prevLimit := debug.SetGCPercent(percent), debug.SetMemoryLimit(limit)
+		budget.restore = func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }
+	} else {
+		// Measurements at once: the lower GOGC and the higher limit of theirs.
+		if p := debug.SetGCPercent(percent); p < percent {
+			debug.SetGCPercent(p)
+			percent = p
 		}
+		if l := debug.SetMemoryLimit(-1); l > limit {
+			limit = l
+		}
+		debug.SetMemoryLimit(limit)
 	}
 	budget.n++
 	var once sync.Once
-	return GC{Percent: GCPercent, LimitBytes: limit, SetBy: "objbench"}, func() {
+	return GC{Percent: percent, LimitBytes: limit, SetBy: "objbench"}, func() {
 		once.Do(func() {
 			budget.Lock()
 			defer budget.Unlock()

@@ -8,9 +8,10 @@ import (
 )
 
 // TestGCBudget: objbench sets GOGC and a memory limit for a measurement
-// only when the user set neither, leaves room above the live heap it
-// expects, and puts back what was there when the last measurement ends.
-// Not parallel: the collector's settings are the process's.
+// only when the user set neither: GOGC as high as the heap target allows,
+// never under Go's default nor over GCMaxPercent, and a limit well above
+// the live heap; it puts back what was there when the last measurement
+// ends. Not parallel: the collector's settings are the process's.
 func TestGCBudget(t *testing.T) {
 	prevPercent, prevLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
 	t.Cleanup(func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) })
@@ -24,33 +25,36 @@ func TestGCBudget(t *testing.T) {
 			return ""
 		}
 	}
+	runtime.GC() // the live heap as it is now (this test binary's: a few MB)
 	tests := []struct {
-		name      string
-		getenv    func(string) string
-		keep      int
-		by        string
-		percent   int
-		minLimit  int64
-		maxLimit  int64
-		wantLimit bool
+		name                string
+		getenv              func(string) string
+		keep                int
+		by                  string
+		minPercent, percent int
+		minLimit, maxLimit  int64
+		wantLimit           bool
 	}{
-		{"defaults", env(), 100_000, "objbench", GCPercent, GCMemoryLimit, GCMemoryLimit, true},
-		{"no samples kept", env(), 0, "objbench", GCPercent, GCMemoryLimit, GCMemoryLimit, true},
-		// 1,000,000 packed samples are 119 MB, twice: the limit leaves half as much again above.
-		{"a million kept", env(), 1_000_000, "objbench", GCPercent, 3 * 119_000_000, 500 << 20, true},
-		{"user GOGC", env("GOGC", "200"), 100_000, "user", 100, 0, 0, false},
-		{"user GOMEMLIMIT", env("GOMEMLIMIT", "1GiB"), 100_000, "user", 100, 0, 0, false},
+		// No sample kept: the goal of a few MB live reaches the target only at GOGC 400.
+		{"no samples kept", env(), 0, "objbench", GCMaxPercent, GCMaxPercent, 2 * GCHeapTarget, 2 * GCHeapTarget, true},
+		// 100,000 packed samples (12 MB) and the rest: between the two.
+		{"defaults", env(), 100_000, "objbench", 150, 350, 2 * GCHeapTarget, 2 * GCHeapTarget, true},
+		// 1,000,000 packed samples are 119 MB: Go's default, a limit above twice that.
+		{"a million kept", env(), 1_000_000, "objbench", 100, 100, 2*119_000_000 + gcHeadroom, 300 << 20, true},
+		{"user GOGC", env("GOGC", "200"), 100_000, "user", 100, 100, 0, 0, false},
+		{"user GOMEMLIMIT", env("GOMEMLIMIT", "1GiB"), 100_000, "user", 100, 100, 0, 0, false},
 	}
 	for _, tt := range tests {
 		gc, done := GCBudget(tt.getenv, tt.keep)
-		if gc.SetBy != tt.by || gc.Percent != tt.percent || (gc.LimitBytes != 0) != tt.wantLimit ||
+		if gc.SetBy != tt.by || gc.Percent < tt.minPercent || gc.Percent > tt.percent || (gc.LimitBytes != 0) != tt.wantLimit ||
 			tt.wantLimit && (gc.LimitBytes < tt.minLimit || gc.LimitBytes > tt.maxLimit) {
-			t.Errorf("%s: %+v, want set by %s, GOGC %d, limit in [%d, %d]", tt.name, gc, tt.by, tt.percent, tt.minLimit, tt.maxLimit)
+			t.Errorf("%s: %+v, want set by %s, GOGC in [%d, %d], limit in [%d, %d]", tt.name, gc, tt.by, tt.minPercent, tt.percent,
+				tt.minLimit, tt.maxLimit)
 		}
-		if got := debug.SetGCPercent(-1); got != tt.percent {
-			t.Errorf("%s: GOGC in force %d, want %d", tt.name, got, tt.percent)
+		if got := debug.SetGCPercent(-1); got != gc.Percent {
+			t.Errorf("%s: GOGC in force %d, want %d", tt.name, got, gc.Percent)
 		}
-		debug.SetGCPercent(tt.percent)
+		debug.SetGCPercent(gc.Percent)
 		if l := debug.SetMemoryLimit(-1); tt.wantLimit && l != gc.LimitBytes {
 			t.Errorf("%s: limit in force %d, want %d", tt.name, l, gc.LimitBytes)
 		}
@@ -60,25 +64,29 @@ func TestGCBudget(t *testing.T) {
 			t.Errorf("%s: after: GOGC %d, limit %d, want 100 and none", tt.name, p, l)
 		}
 	}
-	// A live heap past the limit raises it: 64 MiB held when the
-	// measurement starts leaves 32 MiB above.
+	// A live heap past the target: Go's default GOGC, and a limit twice
+	// the live heap and more.
 	held := make([]byte, 64<<20)
 	runtime.GC()
 	gc, done := GCBudget(env(), 0)
-	if gc.LimitBytes < 96<<20 {
-		t.Errorf("64 MiB live: limit %d, want at least 96 MiB", gc.LimitBytes)
+	if gc.Percent != 100 || gc.LimitBytes < 2*64<<20+gcHeadroom {
+		t.Errorf("64 MiB live: %+v, want GOGC 100 and a limit of at least %d", gc, 2*64<<20+gcHeadroom)
 	}
 	done()
 	runtime.KeepAlive(held)
-	runtime.GC()
-	// Overlapping measurements: the budget holds until the last one ends.
-	_, doneA := GCBudget(env(), 0)
-	_, doneB := GCBudget(env(), 1_000_000)
-	doneA()
-	if p := debug.SetGCPercent(-1); p != GCPercent {
-		t.Errorf("one of two measurements ended: GOGC %d, want %d", p, GCPercent)
+	// Overlapping measurements: the lower GOGC and the higher limit hold
+	// until the last one ends.
+	a, doneA := GCBudget(env(), 0)
+	b, doneB := GCBudget(env(), 1_000_000)
+	if p, l := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1); p != b.Percent || l != b.LimitBytes || b.Percent > a.Percent {
+		t.Errorf("two measurements (%+v, %+v): GOGC %d, limit %d", a, b, p, l)
 	}
-	debug.SetGCPercent(GCPercent)
+	debug.SetGCPercent(b.Percent)
+	doneA()
+	if p := debug.SetGCPercent(-1); p != b.Percent {
+		t.Errorf("one of two measurements ended: GOGC %d, want %d", p, b.Percent)
+	}
+	debug.SetGCPercent(b.Percent)
 	doneB()
 	if p := debug.SetGCPercent(100); p != 100 {
 		t.Errorf("both ended: GOGC %d, want 100", p)
