@@ -22,9 +22,11 @@ var ErrCommandNotFound = errors.New("command not found")
 func (l *Lab) Env(caFile string) []string {
 	var env []string
 	if u := l.ProgramEndpoint("s3"); u != "" {
-		c := l.Credentials("s3")
-		env = append(env, "AWS_ENDPOINT_URL="+u, "AWS_ACCESS_KEY_ID="+c.AccessKeyID,
-			"AWS_SECRET_ACCESS_KEY="+c.SecretAccessKey, "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1")
+		env = append(env, "AWS_ENDPOINT_URL="+u, "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1")
+		// An upstream server's credentials are the program's own.
+		if c := l.Credentials("s3"); c != nil {
+			env = append(env, "AWS_ACCESS_KEY_ID="+c.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+c.SecretAccessKey)
+		}
 		if caFile != "" {
 			env = append(env, "AWS_CA_BUNDLE="+caFile)
 		}

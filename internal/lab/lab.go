@@ -81,6 +81,16 @@ type Config struct {
 	// Network is the path of a program run by Exec: NetworkAuto,
 	// NetworkNetns or NetworkNetstack ("" is NetworkNetstack).
 	Network string
+	// Service draws each request's service time (a measured profile's
+	// distribution), held before its first response byte; with ServiceTime.
+	Service ServiceModel
+	// HTTP1Only stops offering HTTP/2 (a measured server that did not).
+	HTTP1Only bool
+	// ProfileName replaces the profile's name (a measured profile's).
+	ProfileName string
+	// Upstream serves a real server behind the wire instead of the
+	// embedded one of its API; the other APIs are not served.
+	Upstream *Upstream
 }
 
 // Lab is a running set of embedded servers.
@@ -122,9 +132,15 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	if len(cfg.APIs) == 0 {
 		cfg.APIs = []string{"s3"}
 	}
+	if cfg.Upstream != nil {
+		cfg.APIs = []string{cfg.Upstream.API}
+	}
 	prof, err := LookupProfile(cfg.Profile)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.ProfileName != "" {
+		prof.Name = cfg.ProfileName
 	}
 	link := prof.Link
 	if cfg.RTT != nil {
@@ -201,12 +217,14 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 			port = cfg.Port + i
 		}
 		var ep *endpoint
-		switch api {
-		case "s3":
+		switch {
+		case cfg.Upstream != nil:
+			ep, err = l.serve(ctx, api, port, cfg.Upstream.handler)
+		case api == "s3":
 			ep, err = l.serve(ctx, api, port, newS3Handler)
-		case "gcs":
+		case api == "gcs":
 			ep, err = l.serve(ctx, api, port, newGCSHandler)
-		case "azure":
+		case api == "azure":
 			ep, err = l.startAzurite(ctx, port)
 		default:
 			err = fmt.Errorf("unknown lab API %q: use s3, gcs or azure", api)
@@ -294,11 +312,14 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		return nil, fmt.Errorf("lab %s: %w", api, err)
 	}
+	if l.cfg.Service != nil {
+		h = withService(api, l.cfg.Service, l.stop, h)
+	}
 	b := &behaviour{api: api, serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
-	protos.SetHTTP2(true)
-	protos.SetUnencryptedHTTP2(true)
+	protos.SetHTTP2(!l.cfg.HTTP1Only)
+	protos.SetUnencryptedHTTP2(!l.cfg.HTTP1Only)
 	ep.server = &http.Server{
 		Handler:           b.wrap(h),
 		ReadHeaderTimeout: time.Minute,
@@ -308,6 +329,9 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	}
 	if l.ca != nil {
 		ep.server.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
+		if l.cfg.HTTP1Only {
+			ep.server.TLSConfig.NextProtos = []string{"http/1.1"}
+		}
 	}
 	tlsConfig := ep.server.TLSConfig
 	if l.rec != nil {
@@ -412,6 +436,9 @@ func (l *Lab) ResolverAddr() string {
 
 // Target is the storage target for api's bucket.
 func (l *Lab) Target(api string) storage.Target {
+	if up := l.cfg.Upstream; up != nil {
+		return storage.Target{Scheme: map[string]string{"s3": "s3", "gcs": "gs"}[up.API], Bucket: up.Bucket}
+	}
 	switch api {
 	case "gcs":
 		return storage.Target{Scheme: "gs", Bucket: Bucket}
@@ -422,12 +449,15 @@ func (l *Lab) Target(api string) storage.Target {
 }
 
 // Credentials returns the fixed local keys of api's endpoint: the S3 keys,
-// Azurite's well-known account and key, nothing for GCS (no auth).
+// Azurite's well-known account and key, nothing for GCS (no auth) nor for
+// an upstream server (the client's own, from its provider's chain).
 func (l *Lab) Credentials(api string) *storage.StaticCredentials {
-	switch api {
-	case "gcs":
+	switch {
+	case l.cfg.Upstream != nil:
 		return nil
-	case "azure":
+	case api == "gcs":
+		return nil
+	case api == "azure":
 		return &storage.StaticCredentials{AccessKeyID: azuriteAccount, SecretAccessKey: azuriteKey}
 	}
 	c := labCredentials

@@ -36,6 +36,11 @@ type Settings struct {
 	Record bool
 	// Network is lab exec's and explain's --network: auto, netns or netstack.
 	Network string
+	// ProfileFile is a measured profile (objbench calibrate) to reproduce
+	// instead of a named one; the flags above that the user gave win.
+	ProfileFile string
+	// Upstream is a real server to serve behind the wire (ParseUpstream).
+	Upstream string
 }
 
 // Config validates the settings into a lab configuration serving apis
@@ -49,6 +54,20 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	default:
 		return cfg, fmt.Errorf("--network %q: use auto, netns or netstack", lf.Network)
 	}
+	var measured *Measured
+	var err error
+	if file := lf.ProfileFile; IsProfileFile(profile) || file != "" {
+		if file != "" && profile != "" {
+			return cfg, errMeasuredAndNamed
+		}
+		if file == "" {
+			file = profile
+		}
+		if measured, err = LoadMeasured(file); err != nil {
+			return cfg, err
+		}
+		cfg.Profile, profile = "", ""
+	}
 	prof, err := LookupProfile(profile)
 	if err != nil {
 		return cfg, err
@@ -56,8 +75,14 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	if lf.TLS && lf.NoTLS {
 		return cfg, errors.New("--tls and --no-tls contradict each other")
 	}
-	// Every cloud endpoint speaks HTTPS: so does every profile but local.
-	cfg.TLS = lf.TLS || (prof.Name != "local" && !lf.NoTLS)
+	// Every cloud endpoint speaks HTTPS: so does every profile but local,
+	// and a measured profile when its endpoint did.
+	cfg.TLS = lf.TLS || (prof.Name != "local" && !lf.NoTLS) || (measured != nil && measured.Network.TLS && !lf.NoTLS)
+	if lf.Upstream != "" {
+		if cfg.Upstream, err = ParseUpstream(lf.Upstream); err != nil {
+			return cfg, fmt.Errorf("--upstream: %w", err)
+		}
+	}
 	if lf.MTU < 576 || lf.MTU > 65535 {
 		return cfg, fmt.Errorf("--mtu %d: use 576 (the IPv4 minimum) to 65535", lf.MTU)
 	}
@@ -132,6 +157,16 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, fmt.Errorf("--fault: %w", err)
 	}
 	cfg.Faults = f
+	if measured != nil {
+		given := cfg.Faults
+		measured.apply(&cfg)
+		if lf.Faults != "" {
+			cfg.Faults = given
+		}
+		if lf.DNSTime > 0 {
+			cfg.DNSTime = lf.DNSTime
+		}
+	}
 	return cfg, nil
 }
 

@@ -1,0 +1,126 @@
+package lab
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServiceModel draws each request's service time from its operation
+// ("get", "put", "head", "list", "delete") and size in bytes: a measured
+// profile (Measured), or any distribution a test wants to hide.
+type ServiceModel interface {
+	ServiceTime(op string, size int64) time.Duration
+}
+
+// OpOf names the storage operation of a request to an S3 (path-style) or
+// GCS JSON API server, as calibration measures them: a GET of a bucket is
+// a list, a GCS metadata GET is a head.
+func OpOf(api string, r *http.Request) string {
+	switch r.Method {
+	case http.MethodHead:
+		return "head"
+	case http.MethodDelete:
+		return "delete"
+	case http.MethodPut, http.MethodPost:
+		return "put"
+	}
+	path := strings.Trim(r.URL.Path, "/")
+	if api == "gcs" {
+		switch {
+		case strings.HasPrefix(path, "download/") || r.URL.Query().Get("alt") == "media":
+			return "get"
+		case strings.HasSuffix(path, "/o"):
+			return "list"
+		case strings.HasPrefix(path, "storage/v1/"):
+			return "head"
+		}
+		return "get"
+	}
+	if !strings.Contains(path, "/") || r.URL.Query().Has("list-type") {
+		return "list"
+	}
+	return "get"
+}
+
+// requestSize is the body a request carries (S3's decoded length for an
+// aws-chunked body), or -1 when it is not known before it is read.
+func requestSize(r *http.Request) int64 {
+	if v := r.Header.Get("X-Amz-Decoded-Content-Length"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return r.ContentLength
+}
+
+// serviceWriter holds the response's first byte for a service time drawn
+// when it is about to leave: the server has read the request and done its
+// work, as the "time beyond the round trips" was measured. A GET's size is
+// its response's Content-Length, a PUT's its request's.
+type serviceWriter struct {
+	http.ResponseWriter
+	r       *http.Request
+	model   ServiceModel
+	op      string
+	size    int64
+	waited  bool
+	stopped <-chan struct{}
+}
+
+func (s *serviceWriter) wait() {
+	if s.waited {
+		return
+	}
+	s.waited = true
+	size := s.size
+	if size < 0 {
+		size, _ = strconv.ParseInt(s.Header().Get("Content-Length"), 10, 64)
+	}
+	d := s.model.ServiceTime(s.op, size)
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.r.Context().Done():
+	case <-s.stopped:
+	}
+}
+
+func (s *serviceWriter) WriteHeader(code int) {
+	s.wait()
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *serviceWriter) Write(p []byte) (int, error) {
+	s.wait()
+	return s.ResponseWriter.Write(p)
+}
+
+// Flush and Unwrap keep http.ResponseController working through the wrapper.
+func (s *serviceWriter) Flush() {
+	s.wait()
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *serviceWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// withService delays each response of next by the model's draw.
+func withService(api string, model ServiceModel, stop <-chan struct{}, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		op := OpOf(api, r)
+		size := int64(-1)
+		if op == "put" {
+			size = requestSize(r)
+		}
+		sw := &serviceWriter{ResponseWriter: w, r: r, model: model, op: op, size: size, stopped: stop}
+		next.ServeHTTP(sw, r)
+		sw.wait() // a response with no body and no explicit header
+	})
+}
