@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/threshold"
@@ -28,6 +29,11 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if rows, ok, err := calibrate.ComparePair(args); ok && err == nil { // two lab profiles
+				return report.WriteProfileRows(stdout, args[0], args[1], rows, false, jsonOut)
+			} else if err != nil {
+				return err
+			}
 			var comps []analysis.Comparison
 			err := g.withStore(ctx, func(st *results.Store) (err error) {
 				comps, err = analysis.CompareAll(ctx, st, args)

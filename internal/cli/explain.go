@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
@@ -73,17 +72,8 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return err
 	}
-	prices, err := explain.Check(f.apis, f.timeout, f.prices)
-	if err != nil {
-		return usageError{err}
-	}
-	out, closeOut, err := explain.ProgramOutput(f.output, argv[0], stderr)
-	if err != nil {
-		return usageError{err}
-	}
-	labCfg.APIs = f.apis
-	d, err := explain.Run(ctx, explain.Config{Lab: labCfg, Argv: argv, Timeout: f.timeout, Stdin: os.Stdin, Output: out, CloseOutput: closeOut,
-		Prices: prices, RunID: document.NewRunID(), Labels: labels})
+	d, err := explain.Execute(ctx, explain.Command{Lab: labCfg, APIs: f.apis, Argv: argv, Timeout: f.timeout,
+		ProgramOutput: f.output, Prices: f.prices, Labels: labels, Stdin: os.Stdin, Stderr: stderr})
 	if msg, status, ok := explain.Failed(err); ok {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 		return exitStatus{status}
@@ -91,12 +81,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 		return fmt.Errorf("explain: %w", err)
 	}
 	runErr, thErr := err, f.th.Apply(stderr, d)
-	if werr := report.WriteOutput("", stdout, func(w io.Writer) error {
-		if f.jsonOut {
-			return report.WriteExplainJSON(w, d)
-		}
-		return report.WriteExplain(w, d, f.whatIf)
-	}); werr != nil {
+	if werr := report.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
 		return werr
 	}
 	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {

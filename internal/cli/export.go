@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -20,23 +19,9 @@ func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch format {
-			case "json":
-				_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
-				return err
-			case "csv":
-				if sr.Doc == nil {
-					return fmt.Errorf("run %s is a %s run: csv exports run results; use --format json", sr.Meta.ID, sr.Meta.Command)
-				}
-				return report.WriteCSV(stdout, sr.Doc)
-			case "series", "hdrlog":
-				return report.WriteSeries(stdout, sr, format)
-			case "samples":
-				return report.WriteSamplesCSV(stdout, sr, func(fn func(results.SampleRow) error) error {
-					return st.Samples(ctx, sr.Meta.ID, fn)
-				})
-			}
-			return usagef("--format %q: use json, csv, samples, series or hdrlog", format)
+			return usageIs(report.WriteExport(stdout, sr, format, func(fn func(results.SampleRow) error) error {
+				return st.Samples(ctx, sr.Meta.ID, fn)
+			}), report.ErrFormat)
 		}, g)
 	cmd.Flags().StringVar(&format, "format", "json", "json, csv, samples, series (results per interval, CSV) or hdrlog (HdrHistogram interval log)")
 	return cmd

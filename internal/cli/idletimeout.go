@@ -64,11 +64,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
-	if f.out.jsonOut {
-		if werr := report.WriteIdleJSON(stdout, env.Info(), env.LabInfo, res); werr != nil {
-			return werr
-		}
-	} else if werr := report.WriteIdleText(stdout, env.Where(), f.max, res); werr != nil {
+	if werr := report.WriteIdle(stdout, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res); werr != nil {
 		return werr
 	}
 	return err

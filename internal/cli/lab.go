@@ -56,6 +56,5 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 	if !lf.Record {
 		return nil
 	}
-	d := explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), "")
-	return report.WriteLabRecord(stdout, d, l.Recorder().Dropped())
+	return report.WriteLabRecord(stdout, explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), ""), l.Recorder().Dropped())
 }

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage/providers"
@@ -37,6 +39,14 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 
 func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int, jsonOut bool, stdout, stderr io.Writer) error {
 	if _, err := lf.config(nil, profile); err != nil {
+		return err
+	}
+	if lf.ProfileFile != "" { // the twin calibrated as a bucket, against its profile
+		status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+		rows, err := calibrate.CheckProfile(ctx, lab.Settings(*lf), status.Printf)
+		if status.Clear(); rows != nil {
+			err = cmp.Or(report.WriteProfileRows(stdout, lf.ProfileFile, "this lab", rows, true, jsonOut), err)
+		}
 		return err
 	}
 	var results []report.LabCheckMode

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
@@ -28,12 +30,13 @@ type probeFlags struct {
 	probe.Settings
 	conn string
 	otlp string
+	cal  calibrate.Settings // --save-profile calibrates instead
 }
 
 func (pf *probeFlags) register(fl *pflag.FlagSet) {
 	pf.targetFlags.register(fl)
 	pf.saveFlags.register(fl)
-	fl.IntVar(&pf.Count, "count", 50, "GETs per round, one at a time")
+	fl.IntVar(&pf.Count, "count", 50, "GETs per round, one at a time (--save-profile: requests per operation and size)")
 	fl.IntVar(&pf.Pool, "pool", 10, "objects in the pool the keys are drawn from")
 	fl.StringVar(&pf.Size, "size", "1KiB", "size of each pool object")
 	fl.BoolVar(&pf.Prepare, "prepare", false, "create the pool objects that are missing (under objbench/probe/, or --prefix; they are kept for later rounds)")
@@ -112,6 +115,9 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Example: examples("probe"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if pf.cal.Save != "" {
+				return runCalibrate(ctx, args, &pf, cmd.Flags(), stdout, stderr)
+			}
 			o, err := sf.probeOptions(&pf)
 			if err != nil {
 				return err
@@ -150,5 +156,24 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	sf.registerPlace(cmd.Flags())
 	cmd.Flags().Var(th, "threshold", threshold.Usage)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
+	cmd.Flags().StringVar(&pf.cal.Save, "save-profile", "", "calibrate instead: measure the TARGET's path and server into a lab profile, written to FILE or an object URL (see the calibration section above)")
+	cmd.Flags().DurationVar(&pf.cal.Budget, "budget", 100*time.Second, "--save-profile: bound on the whole calibration")
+	cmd.Flags().BoolVar(&pf.cal.Idle, "idle", false, "--save-profile: also find the idle keep-alive timeout (as idle-timeout; up to 2 minutes more)")
 	return cmd
+}
+
+// runCalibrate is probe --save-profile: one TARGET calibrated (under a
+// fresh prefix, deleted after) into a profile for its twin.
+func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+	if len(args) > 1 {
+		return usagef("--save-profile calibrates one TARGET, got %d", len(args))
+	}
+	status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
+		return openTarget(ctx, targetArg(args), &pf.targetFlags, fs, labDefaults{}, document.NewRunID())
+	}, pf.Count, status.Printf)
+	if status.Clear(); err != nil {
+		return err
+	}
+	return report.WriteMeasured(stdout, m, pf.cal.Save)
 }

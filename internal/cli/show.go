@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -26,8 +25,7 @@ func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			if jsonOut {
-				_, err = fmt.Fprintf(stdout, "%s\n", sr.Meta.Document)
-				return err
+				return report.WriteExport(stdout, sr, "json", nil)
 			}
 			analysis.AnnotateSaved(sr, prices) // runs saved before findings get them; --prices reprices
 			return report.WriteSaved(stdout, sr, vf.detail)

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
@@ -88,6 +89,9 @@ type Config struct {
 	HTTP1Only bool
 	// ProfileName replaces the profile's name (a measured profile's).
 	ProfileName string
+	// Compensate takes the lab's own time per exchange, measured at the
+	// start, out of each Service draw (a twin of a measured bucket).
+	Compensate bool
 	// Upstream serves a real server behind the wire instead of the
 	// embedded one of its API; the other APIs are not served.
 	Upstream *Upstream
@@ -110,6 +114,7 @@ type Lab struct {
 	// Counts of requests served and faults injected.
 	Counts    FaultCounts
 	closeOnce sync.Once
+	own       atomic.Int64 // a twin's own time per exchange, ns (Config.Compensate)
 }
 
 type endpoint struct {
@@ -234,6 +239,13 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		}
 		l.endpoints[api] = ep
 	}
+	if cfg.Service != nil && cfg.Compensate {
+		own, err := l.ownExchangeTime(ctx, cfg.APIs[0])
+		if err != nil {
+			return nil, err
+		}
+		l.own.Store(int64(own))
+	}
 	return l, nil
 }
 
@@ -313,7 +325,11 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		return nil, fmt.Errorf("lab %s: %w", api, err)
 	}
 	if l.cfg.Service != nil {
-		h = withService(api, l.cfg.Service, l.stop, h)
+		model := l.cfg.Service
+		if l.cfg.Compensate {
+			model = compensated{model, &l.own}
+		}
+		h = withService(api, model, l.stop, h)
 	}
 	b := &behaviour{api: api, serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
 	var protos http.Protocols

@@ -1,10 +1,15 @@
 package lab
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
 )
 
 // ServiceModel draws each request's service time from its operation
@@ -114,6 +119,10 @@ func (s *serviceWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // withService delays each response of next by the model's draw.
 func withService(api string, model ServiceModel, stop <-chan struct{}, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == pingPath {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		op := OpOf(api, r)
 		size := int64(-1)
 		if op == "put" {
@@ -123,4 +132,47 @@ func withService(api string, model ServiceModel, stop <-chan struct{}, next http
 		next.ServeHTTP(sw, r)
 		sw.wait() // a response with no body and no explicit header
 	})
+}
+
+// pingPath answers at once, with no service time: the twin measures its
+// own time per exchange on it (see compensate).
+const pingPath = "/.objbench/ping"
+
+// compensated is a model less the lab's own time per exchange: a twin's
+// drawn service times are the measured bucket's waits beyond a round
+// trip, and the lab's user-space stacks add their own on top.
+type compensated struct {
+	ServiceModel
+	own *atomic.Int64 // ns
+}
+
+func (c compensated) ServiceTime(op string, size int64) time.Duration {
+	return max(0, c.ServiceModel.ServiceTime(op, size)-time.Duration(c.own.Load()))
+}
+
+// OwnExchangeTime is what a twin takes out of each service draw: its own
+// time per exchange, measured when it started (0 for other labs).
+func (l *Lab) OwnExchangeTime() time.Duration { return time.Duration(l.own.Load()) }
+
+// ownExchangeTime is what the lab adds to a warm exchange beyond what it
+// adds to a TCP connect, with no service time: the machine's own cost of
+// an exchange (stacks, TLS records, HTTP) less its cost of a round trip.
+// A twin's drawn service times lose it, so that its waits beyond a round
+// trip are the measured ones, as a connect's round trip is.
+func (l *Lab) ownExchangeTime(ctx context.Context, api string) (time.Duration, error) {
+	url := l.Endpoint(api) + pingPath
+	var phases [2]time.Duration
+	for i, c := range []struct {
+		strategy nettrace.Strategy
+		phase    nettrace.Phase
+	}{{nettrace.Fresh, nettrace.Connect}, {nettrace.Pooled, nettrace.Wait}} {
+		tr := nettrace.NewTransport(nettrace.Config{Strategy: c.strategy, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
+		ss, err := samples(ctx, 9, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, api) })
+		tr.CloseIdleConnections()
+		if err != nil {
+			return 0, fmt.Errorf("lab: measure its own time per exchange: %w", err)
+		}
+		phases[i] = median(ss[1:], func(s nettrace.Sample) time.Duration { return s.Phases[c.phase] })
+	}
+	return max(0, phases[1]-phases[0]), nil
 }

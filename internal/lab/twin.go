@@ -207,7 +207,7 @@ func (m *Measured) apply(cfg *Config) {
 	}
 	e := m.Errors
 	cfg.Faults.Slowdown, cfg.Faults.Reset, cfg.Faults.Timeout = e.Throttle, e.Reset, e.Timeout
-	cfg.Service = m
+	cfg.Service, cfg.Compensate = m, true
 	cfg.ProfileName = "measured"
 }
 

@@ -79,3 +79,6 @@ func (u *Upstream) handler(publicURL string) (http.Handler, error) {
 		ErrorLog: discardLog,
 	}, nil
 }
+
+// Upstream is the real server the lab fronts; nil for the embedded ones.
+func (l *Lab) Upstream() *Upstream { return l.cfg.Upstream }

@@ -230,3 +230,14 @@ func networkPath(model string) string {
 	}
 	return "; network " + model
 }
+
+// WriteExplainOut prints an explain document as JSON, or as text (with
+// the what-if scenarios when whatIf).
+func WriteExplainOut(w io.Writer, d *document.ExplainDocument, jsonOut, whatIf bool) error {
+	return WriteOutput("", w, func(w io.Writer) error {
+		if jsonOut {
+			return WriteExplainJSON(w, d)
+		}
+		return WriteExplain(w, d, whatIf)
+	})
+}

@@ -68,3 +68,12 @@ func WriteIdleText(w io.Writer, where string, max time.Duration, res load.IdleRe
 	}
 	return ew.err
 }
+
+// WriteIdle prints idle-timeout's result as JSON (with the target and lab
+// blocks) or as text (where it was measured, up to max).
+func WriteIdle(w io.Writer, jsonOut bool, target document.TargetInfo, lab *document.LabInfo, where string, max time.Duration, res load.IdleResult) error {
+	if jsonOut {
+		return WriteIdleJSON(w, target, lab, res)
+	}
+	return WriteIdleText(w, where, max, res)
+}

@@ -40,6 +40,14 @@ func WriteLab(w io.Writer, l *lab.Lab, apis []string, caFile string) {
 		fmt.Fprintf(w, "Names: s3.%s, gcs.%s and azure.%s resolve to 127.0.0.1 at the lab's resolver %s (dig @%s -p %s s3.%s)\n\n",
 			lab.Domain, lab.Domain, lab.Domain, addr, addr[:strings.LastIndex(addr, ":")], addr[strings.LastIndex(addr, ":")+1:], lab.Domain)
 	}
+	if up := l.Upstream(); up != nil {
+		fmt.Fprintf(w, "%s endpoint %s, in front of %s: bucket %s, with the upstream's own credentials\n", up.API, l.LocalEndpoint(up.API), up.URL, up.Bucket)
+		if caFile != "" {
+			fmt.Fprintf(w, "TLS: trust the lab's CA certificate %s\n", caFile)
+		}
+		fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
+		return
+	}
 	s3 := l.LocalEndpoint("s3")
 	creds := l.Credentials("s3")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -34,7 +34,7 @@ type LabDefaults struct {
 
 // LabFlags are the flags that set up the embedded lab: given with a real
 // target, they are refused rather than ignored.
-var LabFlags = []string{"lab-api", "tls", "no-tls", "tls-version", "rtt", "jitter", "bandwidth", "loss", "queue", "mtu", "dns-time", "dns-ttl", "recv-buffer", "send-buffer", "service-time", "idle-timeout", "fault", "port"}
+var LabFlags = []string{"lab-api", "tls", "no-tls", "tls-version", "rtt", "jitter", "bandwidth", "loss", "queue", "mtu", "dns-time", "dns-ttl", "recv-buffer", "send-buffer", "service-time", "idle-timeout", "fault", "port", "upstream"}
 
 // Config checks the settings for raw (a URL, "lab[:PROFILE]" or "" for
 // the lab) into a target configuration; changed says which flags the user
@@ -78,6 +78,9 @@ func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) 
 	}
 	if cfg.Lab, err = ls.Config(nil, profile); err != nil {
 		return cfg, UsageError{err}
+	}
+	if up := cfg.Lab.Upstream; up != nil {
+		cfg.LabAPI = up.API
 	}
 	return cfg, nil
 }

@@ -1,0 +1,92 @@
+package calibrate
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/objbench/objbench/internal/lab"
+)
+
+func TestShrink(t *testing.T) {
+	t.Parallel()
+	values := []float64{10, 12, 14, 16, 18, 20, 22}
+	v := variance(values)
+	for _, c := range []struct {
+		name    string
+		noise   float64
+		wantVar float64
+	}{{"no noise", 0, v}, {"half the variance is noise", v / 2, v / 2}, {"all noise", 2 * v, 0}} {
+		got := shrink(values, c.noise)
+		if math.Abs(variance(got)-c.wantVar) > 1e-9 || got[3] != 16 {
+			t.Errorf("%s: variance %.3f (median %g), want %.3f around the median 16", c.name, variance(got), got[3], c.wantVar)
+		}
+	}
+}
+
+func TestTLSVersion(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"TLS1.3": "1.3", "TLS 1.2": "1.2", "1.3": "1.3", "tlsv1.2": "1.2"} {
+		if got := tlsVersion(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+func profile(rtt, get50 float64) *lab.Measured {
+	pct := make([]float64, 101)
+	for i := range pct {
+		pct[i] = get50 + float64(i-50)/10
+	}
+	return &lab.Measured{Schema: lab.MeasuredSchema, Network: lab.MeasuredNetwork{RTTms: rtt, PlateauMBps: 50},
+		Service:    []lab.ServiceClass{{Op: "get", SizeBytes: 1024, Count: 10, P50ms: get50, P99ms: pct[99], PercentilesMs: pct}},
+		Throughput: []lab.ThroughputPoint{{SizeBytes: 1 << 20, MBps: 20}}}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	rows := Compare(profile(20, 10), profile(21, 10.5), DefaultTolerances)
+	byName := map[string]Row{}
+	for _, r := range rows {
+		byName[r.Quantity] = r
+	}
+	if r := byName["round trip (TCP connect p50)"]; !r.Pass || r.Tolerance != 3 {
+		t.Errorf("21 ms against 20 ms: %+v, want within 10%% + 1 ms", r)
+	}
+	if r := byName["warm small GET, first byte (round trip + service p50)"]; r.A != 30 || r.B != 31.5 {
+		t.Errorf("warm small GET: %+v", r)
+	}
+	if n := Failed(Compare(profile(20, 10), profile(30, 10), DefaultTolerances)); n != 1 {
+		t.Errorf("30 ms against 20 ms: %d rows failed, want the round trip's", n)
+	}
+}
+
+func TestSaveAndComparePair(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	if err := Save(context.Background(), nil, profile(20, 10), a); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(context.Background(), nil, profile(80, 12), b); err != nil {
+		t.Fatal(err)
+	}
+	rows, ok, err := ComparePair([]string{a, b})
+	if !ok || err != nil || rows[0].B != 80 {
+		t.Fatalf("two profiles: ok %v, %v, %+v", ok, err, rows)
+	}
+	if _, ok, _ := ComparePair([]string{"20261124T2000", "20261124T2010"}); ok {
+		t.Error("two run ids taken for profiles")
+	}
+	other := filepath.Join(dir, "other.json")
+	_ = os.WriteFile(other, []byte(`{"schema":"objbench/v1"}`), 0o644)
+	if _, ok, err := ComparePair([]string{a, other}); !ok || err == nil || !strings.Contains(err.Error(), "schema") {
+		t.Errorf("a profile and another document: ok %v, %v", ok, err)
+	}
+	if err := Save(context.Background(), nil, profile(1, 1), "s3://bucket/"); err == nil {
+		t.Error("a bucket URL without an object name: no error")
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package calibrate
+
+const raceDetector = false

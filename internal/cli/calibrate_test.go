@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/lab"
+)
+
+// TestCalibrateFlow is the whole flow on the lab, end to end
+// through the command line: probe --save-profile measures a lab with a
+// known link and service time, compare lines two profiles up, and lab
+// check --profile starts the twin and measures it against its profile.
+func TestCalibrateFlow(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: run without -race (scripts/test's timing step)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	near, far := filepath.Join(dir, "near.json"), filepath.Join(dir, "far.json")
+	for _, c := range []struct {
+		file string
+		args []string
+	}{{near, []string{"--rtt", "4ms", "--service-time", "5ms"}}, {far, []string{"--rtt", "30ms", "--jitter", "2ms", "--service-time", "5ms"}}} {
+		args := append([]string{"probe", "lab:same-region", "--save-profile", c.file, "--count", "15", "--budget", "40s", "--no-save"}, c.args...)
+		code, out, errOut := runCLI(t, ctx, args...)
+		if code != 0 || !strings.Contains(out, "Profile written to "+c.file) {
+			t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	m, err := lab.LoadMeasured(far)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file says what was measured, and never a credential.
+	raw, _ := os.ReadFile(far)
+	if strings.Contains(string(raw), "objbench-lab-secret") || m.Target.API != "s3" || !m.Network.TLS || len(m.Service) != 7 {
+		t.Errorf("profile: api %q, TLS %v, %d service classes\n%.400s", m.Target.API, m.Network.TLS, len(m.Service), raw)
+	}
+	// The round trip is the link's (30 ms) plus the machine's own connect time.
+	if m.Network.RTTms < 29 || m.Network.RTTms > 40 {
+		t.Errorf("round trip %.2f ms on a 30 ms link", m.Network.RTTms)
+	}
+	if p := m.Service[0].P50ms; p < 4 || p > 12 {
+		t.Errorf("GET service p50 %.2f ms with a 5 ms service time", p)
+	}
+	code, out, errOut := runCLI(t, ctx, "compare", near, far, "--json")
+	var cmp struct {
+		Rows []struct {
+			Quantity string
+			A, B     float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); code != 0 || err != nil || len(cmp.Rows) == 0 {
+		t.Fatalf("compare: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if r := cmp.Rows[0]; !strings.HasPrefix(r.Quantity, "round trip") || r.B-r.A < 20 {
+		t.Errorf("compare's first row: %+v, want the round trips 26 ms apart", r)
+	}
+	code, out, errOut = runCLI(t, ctx, "lab", "check", "--profile", far)
+	t.Logf("lab check --profile:\n%s", out)
+	if !strings.Contains(out, "service get 1KiB p50") || (code != 0 && code != 1) {
+		t.Errorf("lab check --profile: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
