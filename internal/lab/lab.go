@@ -245,6 +245,10 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 			return nil, err
 		}
 		l.own.Store(int64(own))
+		if l.rec != nil { // its own requests are not the program's
+			l.rec.WaitClosed(time.Second)
+			l.rec.Reset()
+		}
 	}
 	return l, nil
 }
