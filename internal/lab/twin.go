@@ -177,7 +177,12 @@ func (m *Measured) Link() Link {
 		l.Jitter = l.RTT
 	}
 	if r := m.Network.PlateauMBps; r > 0 && r < 1000 {
-		l.Bandwidth = int64(r * 8e6 * float64(defaultMTU) / float64(MSS(defaultMTU)))
+		bw := r * 8e6 * float64(defaultMTU) / float64(MSS(defaultMTU))
+		unit := 1e3 // rounded, so that it prints as 104Mbit or 800kbit
+		if bw >= 10e6 {
+			unit = 1e6
+		}
+		l.Bandwidth = int64(math.Round(bw/unit) * unit)
 	}
 	return l
 }
