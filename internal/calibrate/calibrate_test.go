@@ -59,8 +59,10 @@ func TestCompare(t *testing.T) {
 	if r := byName["warm small GET, first byte (round trip + service p50)"]; r.A != 30 || r.B != 31.5 {
 		t.Errorf("warm small GET: %+v", r)
 	}
-	if n := Failed(Compare(profile(20, 10), profile(30, 10), DefaultTolerances)); n != 1 {
-		t.Errorf("30 ms against 20 ms: %d rows failed, want the round trip's", n)
+	// 10 ms more round trip: the round trip and the warm first bytes (p50
+	// and p99) are out; the service time alone is not checked.
+	if n := Failed(Compare(profile(20, 10), profile(30, 10), DefaultTolerances)); n != 3 {
+		t.Errorf("30 ms against 20 ms: %d rows failed, want 3", n)
 	}
 }
 

@@ -61,8 +61,10 @@ const (
 // profile file alone, and runs one workload on both: TTFB p50 and p99
 // within ±10% per operation, the two distributions within a two-sample KS
 // distance of 0.1, one stream's GET throughput by size within ±15%; then
-// the Go client example under explain on both: the same round trips per
-// object and the wall time within ±15%. About 2 minutes on 2 cores.
+// the Go client example under explain on both: the same requests,
+// connections and round trips per object, the wall time within ±15%. Each
+// bound widens to the target's own spread run to run where that is wider
+// (see below). About 4 minutes on 2 quiet cores, 6 on a loaded machine.
 func TestTwinEndToEnd(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: run without -race (scripts/test's timing step)")
@@ -86,7 +88,8 @@ func TestTwinEndToEnd(t *testing.T) {
 	realEnv := openLab(ctx, t, realCfg)
 
 	start := time.Now()
-	m, err := Run(ctx, realEnv, Options{Samples: 400, Workers: 4, ServiceSizes: []int64{1 << 10}, Budget: 3 * time.Minute})
+	calOpts := Options{Samples: 400, Workers: 4, ServiceSizes: []int64{1 << 10}, Budget: 3 * time.Minute}
+	m, err := Run(ctx, realEnv, calOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,35 +115,51 @@ func TestTwinEndToEnd(t *testing.T) {
 	ttfb, tp := workload(ctx, t, []*target.Env{realEnv, twinEnv}, n)
 	realTTFB, twinTTFB, realTP, twinTP := ttfb[0], ttfb[1], tp[0], tp[1]
 	t.Logf("the twin takes %s, its own time per exchange, out of each service time", twinEnv.Lab.OwnExchangeTime())
-	// Tolerances: the bounds, or, on a machine loaded by other
-	// work, the spread the target shows against itself within this run
-	// (its even rounds against its odd ones, each half the samples: a
-	// difference √2 wider than two full runs'), whichever is wider.
+	// The reference's own spread run to run: the target calibrated again,
+	// after the workload. On a quiet machine it agrees with the first
+	// calibration and the bounds decide; on one loaded by other
+	// work (a shared MinIO, other tests), the twin must be as close to the
+	// target as the target is to itself: the tolerance of each figure is
+	// the bound or the target's own drift between the two
+	// calibrations (and between its even and odd rounds in the workload,
+	// each half the samples, so √2 wider than two full runs), whichever is
+	// wider. Both are logged.
+	m2, err := Run(ctx, realEnv, calOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the target calibrated again: rtt %.2f ms, jitter %.2f ms, plateau %.1f MB/s; load average %s",
+		m2.Network.RTTms, m2.Network.JitterMs, m2.Network.PlateauMBps, loadAvg())
 	for _, op := range ops {
 		a, b := realTTFB[op], twinTTFB[op]
 		a1, a2 := halves(a)
-		ksTol := max(0.1, stats.KSDistance(a1, a2)/math.Sqrt2)
+		d1, d2 := warmDraws(m, op), warmDraws(m2, op)
+		ksDrift := stats.KSDistance(d1, d2)
+		ksTol := max(0.1, stats.KSDistance(a1, a2)/math.Sqrt2, ksDrift)
 		ks := stats.KSDistance(a, b)
 		slices.Sort(a)
 		slices.Sort(b)
 		for _, q := range []float64{0.5, 0.99} {
 			x, y := lab.Quantile(a, q), lab.Quantile(b, q)
-			tol := max(0.10, relDiff(quantile(a1, q), quantile(a2, q))/math.Sqrt2)
-			t.Logf("%-6s TTFB p%-2.0f target %6.2f ms  twin %6.2f ms  (%+5.1f%%, allowed ±%.0f%%)", op, q*100, x, y, (y/x-1)*100, tol*100)
+			drift := relDiff(quantile(d1, q), quantile(d2, q))
+			tol := max(0.10, relDiff(quantile(a1, q), quantile(a2, q))/math.Sqrt2, drift)
+			t.Logf("%-6s TTFB p%-2.0f target %6.2f ms  twin %6.2f ms  (%+5.1f%%; the target's drift %.0f%%, allowed ±%.0f%%)",
+				op, q*100, x, y, (y/x-1)*100, drift*100, tol*100)
 			if relDiff(x, y) > tol {
 				t.Errorf("%s TTFB p%.0f: twin %.2f ms, target %.2f ms: more than %.0f%% apart", op, q*100, y, x, tol*100)
 			}
 		}
-		t.Logf("%-6s KS distance %.3f (allowed %.3f)", op, ks, ksTol)
+		t.Logf("%-6s KS distance %.3f (the target's drift %.3f, allowed %.3f)", op, ks, ksDrift, ksTol)
 		if ks > ksTol {
 			t.Errorf("%s TTFB distributions: KS distance %.3f > %.3f", op, ks, ksTol)
 		}
 	}
 	for _, size := range tpSizes {
 		x, y := realTP[size], twinTP[size]
-		t.Logf("GET %8d B one stream: target %7.2f MB/s  twin %7.2f MB/s  (%+5.1f%%)", size, x, y, (y/x-1)*100)
-		if relDiff(x, y) > 0.15 {
-			t.Errorf("GET %d B throughput: twin %.2f MB/s, target %.2f MB/s: more than 15%% apart", size, y, x)
+		tol := max(0.15, relDiff(rate(m, size), rate(m2, size)))
+		t.Logf("GET %8d B one stream: target %7.2f MB/s  twin %7.2f MB/s  (%+5.1f%%, allowed ±%.0f%%)", size, x, y, (y/x-1)*100, tol*100)
+		if relDiff(x, y) > tol {
+			t.Errorf("GET %d B throughput: twin %.2f MB/s, target %.2f MB/s: more than %.0f%% apart", size, y, x, tol*100)
 		}
 	}
 	t.Logf("load average after the workload: %s", loadAvg())
@@ -160,15 +179,44 @@ func TestTwinEndToEnd(t *testing.T) {
 	}()
 	dt := explainOn(ctx, t, realCfg, argv, bucket)
 	dw := explainOn(ctx, t, twinCfg, argv, lab.Bucket)
-	t.Logf("explain: target %.2f round trips/object, %.2f s, %v; twin %.2f round trips/object, %.2f s, %v",
-		dt.RoundTripsPerObject, dt.WallS, dt.Operations, dw.RoundTripsPerObject, dw.WallS, dw.Operations)
-	if math.Abs(dt.RoundTripsPerObject-dw.RoundTripsPerObject) > 0.5 || dt.Connections != dw.Connections || dt.Requests != dw.Requests {
+	dt2 := explainOn(ctx, t, realCfg, argv, bucket) // the target's own spread run to run
+	t.Logf("explain: target %.2f and %.2f round trips/object, %.2f and %.2f s; twin %.2f round trips/object, %.2f s",
+		dt.RoundTripsPerObject, dt2.RoundTripsPerObject, dt.WallS, dt2.WallS, dw.RoundTripsPerObject, dw.WallS)
+	if rtTol := max(0.5, math.Abs(dt.RoundTripsPerObject-dt2.RoundTripsPerObject)); math.Abs(dt.RoundTripsPerObject-dw.RoundTripsPerObject) > rtTol ||
+		dt.Connections != dw.Connections || dt.Requests != dw.Requests {
 		t.Errorf("explain round trips: target %.2f per object (%d requests, %d connections), twin %.2f (%d, %d)",
 			dt.RoundTripsPerObject, dt.Requests, dt.Connections, dw.RoundTripsPerObject, dw.Requests, dw.Connections)
 	}
-	if math.Abs(dw.WallS/dt.WallS-1) > 0.15 {
-		t.Errorf("explain wall time: twin %.2f s, target %.2f s: more than 15%% apart", dw.WallS, dt.WallS)
+	if tol := max(0.15, relDiff(dt.WallS, dt2.WallS)); relDiff(dt.WallS, dw.WallS) > tol {
+		t.Errorf("explain wall time: twin %.2f s, target %.2f s: more than %.0f%% apart", dw.WallS, dt.WallS, tol*100)
 	}
+}
+
+// warmDraws is a profile's warm first byte for op (round trip plus
+// service time), as 2000 evenly spaced draws from its percentiles.
+func warmDraws(m *lab.Measured, op string) []float64 {
+	var pct []float64
+	for _, c := range m.Service {
+		if c.Op == op {
+			pct = c.PercentilesMs
+			break
+		}
+	}
+	out := make([]float64, 2000)
+	for i := range out {
+		out[i] = m.Network.RTTms + lab.DrawPercentile(pct, (float64(i)+0.5)/float64(len(out)))
+	}
+	return out
+}
+
+// rate is a profile's one-stream GET rate at size.
+func rate(m *lab.Measured, size int64) float64 {
+	for _, p := range m.Throughput {
+		if p.SizeBytes == size {
+			return p.MBps
+		}
+	}
+	return 0
 }
 
 func labSettings(file string) lab.Settings {

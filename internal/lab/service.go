@@ -154,25 +154,19 @@ func (c compensated) ServiceTime(op string, size int64) time.Duration {
 // time per exchange, measured when it started (0 for other labs).
 func (l *Lab) OwnExchangeTime() time.Duration { return time.Duration(l.own.Load()) }
 
-// ownExchangeTime is what the lab adds to a warm exchange beyond what it
-// adds to a TCP connect, with no service time: the machine's own cost of
-// an exchange (stacks, TLS records, HTTP) less its cost of a round trip.
-// A twin's drawn service times lose it, so that its waits beyond a round
-// trip are the measured ones, as a connect's round trip is.
+// ownExchangeTime is the median time a warm exchange with the lab's api
+// endpoint takes beyond the link's round trip, with no service time: the
+// machine's own cost (stacks, timers, TLS records, HTTP), which a real
+// path does not have. A twin's drawn service times lose it, so that its
+// warm first bytes are the measured bucket's (its new connections still
+// pay the machine's own connect time on top of the measured round trip).
 func (l *Lab) ownExchangeTime(ctx context.Context, api string) (time.Duration, error) {
+	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.Pooled, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
+	defer tr.CloseIdleConnections()
 	url := l.Endpoint(api) + pingPath
-	var phases [2]time.Duration
-	for i, c := range []struct {
-		strategy nettrace.Strategy
-		phase    nettrace.Phase
-	}{{nettrace.Fresh, nettrace.Connect}, {nettrace.Pooled, nettrace.Wait}} {
-		tr := nettrace.NewTransport(nettrace.Config{Strategy: c.strategy, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
-		ss, err := samples(ctx, 9, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, api) })
-		tr.CloseIdleConnections()
-		if err != nil {
-			return 0, fmt.Errorf("lab: measure its own time per exchange: %w", err)
-		}
-		phases[i] = median(ss[1:], func(s nettrace.Sample) time.Duration { return s.Phases[c.phase] })
+	ss, err := samples(ctx, 12, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, api) })
+	if err != nil {
+		return 0, fmt.Errorf("lab: measure its own time per exchange: %w", err)
 	}
-	return max(0, phases[1]-phases[0]), nil
+	return max(0, median(ss[2:], func(s nettrace.Sample) time.Duration { return s.Phases[nettrace.Wait] })-l.link.RTT), nil
 }
