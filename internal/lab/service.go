@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -154,7 +155,7 @@ func (c compensated) ServiceTime(op string, size int64) time.Duration {
 // time per exchange, measured when it started (0 for other labs).
 func (l *Lab) OwnExchangeTime() time.Duration { return time.Duration(l.own.Load()) }
 
-// ownExchangeTime is the median time a warm exchange with the lab's api
+// ownExchangeTime is the time a warm exchange with the lab's api
 // endpoint takes beyond the link's round trip, with no service time: the
 // machine's own cost (stacks, timers, TLS records, HTTP), which a real
 // path does not have. A twin's drawn service times lose it, so that its
@@ -164,9 +165,16 @@ func (l *Lab) ownExchangeTime(ctx context.Context, api string) (time.Duration, e
 	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.Pooled, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
 	defer tr.CloseIdleConnections()
 	url := l.Endpoint(api) + pingPath
-	ss, err := samples(ctx, 12, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, api) })
+	ss, err := samples(ctx, 22, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, api) })
 	if err != nil {
 		return 0, fmt.Errorf("lab: measure its own time per exchange: %w", err)
 	}
-	return max(0, median(ss[2:], func(s nettrace.Sample) time.Duration { return s.Phases[nettrace.Wait] })-l.link.RTT), nil
+	// The lower quartile: a few exchanges that met another process's
+	// burst of work on the machine would otherwise take too much out.
+	waits := make([]time.Duration, 0, len(ss)-2)
+	for _, s := range ss[2:] {
+		waits = append(waits, s.Phases[nettrace.Wait])
+	}
+	slices.Sort(waits)
+	return max(0, waits[len(waits)/4]-l.link.RTT), nil
 }
