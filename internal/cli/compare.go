@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"io"
 
@@ -29,10 +30,8 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if rows, ok, err := calibrate.ComparePair(args); ok && err == nil { // two lab profiles
-				return report.WriteProfileRows(stdout, args[0], args[1], rows, false, jsonOut)
-			} else if err != nil {
-				return err
+			if rows, ok, err := calibrate.ComparePair(args); ok { // two lab profiles (no rows when err)
+				return cmp.Or(err, report.WriteProfileRows(stdout, args[0], args[1], rows, false, jsonOut))
 			}
 			var comps []analysis.Comparison
 			err := g.withStore(ctx, func(st *results.Store) (err error) {

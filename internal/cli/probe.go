@@ -162,8 +162,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// runCalibrate is probe --save-profile: one TARGET calibrated (under a
-// fresh prefix, deleted after) into a profile for its twin.
+// runCalibrate is probe --save-profile: one TARGET into a lab profile.
 func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
 		return usagef("--save-profile calibrates one TARGET, got %d", len(args))

@@ -45,8 +45,12 @@ func WriteMeasured(w io.Writer, m *lab.Measured, dest string) error {
 }
 
 // WriteProfileRows prints two profiles side by side (compare, with the
-// ratio B/A) or a profile against its lab (lab check, with the verdict).
+// ratio B/A) or a profile against its lab (lab check, with the verdict);
+// no rows, nothing.
 func WriteProfileRows(w io.Writer, a, b string, rows []calibrate.Row, check, jsonOut bool) error {
+	if rows == nil {
+		return nil
+	}
 	if jsonOut {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
