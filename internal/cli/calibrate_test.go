@@ -43,21 +43,26 @@ func TestCalibrateFlow(t *testing.T) {
 	if strings.Contains(string(raw), "objbench-lab-secret") || m.Target.API != "s3" || !m.Network.TLS || len(m.Service) != 7 {
 		t.Errorf("profile: api %q, TLS %v, %d service classes\n%.400s", m.Target.API, m.Network.TLS, len(m.Service), raw)
 	}
-	// The round trip is the link's (30 ms) plus the machine's own connect time.
-	if m.Network.RTTms < 29 || m.Network.RTTms > 40 {
+	// The round trip is the link's (30 ms) plus the machine's own connect
+	// time (1-3 ms here, up to 10 ms with the machine loaded by other work);
+	// the service time the lab's 5 ms plus its own time per exchange.
+	if m.Network.RTTms < 29 || m.Network.RTTms > 45 {
 		t.Errorf("round trip %.2f ms on a 30 ms link", m.Network.RTTms)
 	}
-	if p := m.Service[0].P50ms; p < 4 || p > 12 {
+	if p := m.Service[0].P50ms; p < 3 || p > 15 {
 		t.Errorf("GET service p50 %.2f ms with a 5 ms service time", p)
 	}
 	code, out, errOut := runCLI(t, ctx, "compare", near, far, "--json")
-	var cmp struct {
-		Rows []struct {
-			Quantity string
-			A, B     float64
-		}
+	var doc struct {
+		Cmp struct {
+			Rows []struct {
+				Quantity string
+				A, B     float64
+			}
+		} `json:"profile_comparison"`
 	}
-	if err := json.Unmarshal([]byte(out), &cmp); code != 0 || err != nil || len(cmp.Rows) == 0 {
+	cmp := &doc.Cmp
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(cmp.Rows) == 0 {
 		t.Fatalf("compare: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
 	if r := cmp.Rows[0]; !strings.HasPrefix(r.Quantity, "round trip") || r.B-r.A < 20 {

@@ -54,7 +54,8 @@ func WriteProfileRows(w io.Writer, a, b string, rows []calibrate.Row, check, jso
 	if jsonOut {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"a": a, "b": b, "rows": rows, "failed": calibrate.Failed(rows)})
+		return enc.Encode(map[string]any{"schema": "objbench/v1", "profile_comparison": map[string]any{
+			"a": a, "b": b, "check": check, "rows": rows, "failed": calibrate.Failed(rows)}})
 	}
 	fmt.Fprintf(w, "A: %s\nB: %s\n\n", a, b)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/document/schematest"
 	"github.com/objbench/objbench/internal/load"
@@ -93,15 +94,20 @@ func TestEveryFieldInTheSchema(t *testing.T) {
 	if err := WriteIdleJSON(&idle, *filled[document.TargetInfo](""), filled[document.LabInfo](""), res); err != nil {
 		t.Fatal(err)
 	}
+	var profiles bytes.Buffer
+	if err := WriteProfileRows(&profiles, "a.json", "b.json", []calibrate.Row{*filled[calibrate.Row]("")}, true, true); err != nil {
+		t.Fatal(err)
+	}
 	docs := map[string][]byte{
-		"run":          enc(filled[document.Document]("run")),
-		"merge":        enc(filled[document.Document]("merge")),
-		"strategies":   enc(filled[document.StrategiesDocument]("strategies")),
-		"startup":      enc(filled[document.StartupDocument]("startup")),
-		"explain":      enc(filled[document.ExplainDocument]("explain")),
-		"compare":      comps.Bytes(),
-		"probe":        probes.Bytes(),
-		"idle-timeout": idle.Bytes(),
+		"compare profiles": profiles.Bytes(),
+		"run":              enc(filled[document.Document]("run")),
+		"merge":            enc(filled[document.Document]("merge")),
+		"strategies":       enc(filled[document.StrategiesDocument]("strategies")),
+		"startup":          enc(filled[document.StartupDocument]("startup")),
+		"explain":          enc(filled[document.ExplainDocument]("explain")),
+		"compare":          comps.Bytes(),
+		"probe":            probes.Bytes(),
+		"idle-timeout":     idle.Bytes(),
 	}
 	for name, b := range docs {
 		if err := schematest.Check(b); err != nil {
