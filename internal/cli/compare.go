@@ -41,14 +41,7 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if jsonOut {
-				err = report.WriteComparisonsJSON(stdout, comps)
-			} else {
-				for _, c := range comps {
-					report.WriteComparison(stdout, c)
-				}
-			}
-			return errors.Join(err, failIf.Check(cmd.ErrOrStderr(), comps))
+			return errors.Join(report.WriteComparisons(stdout, comps, jsonOut), failIf.Check(cmd.ErrOrStderr(), comps))
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the comparisons as JSON")

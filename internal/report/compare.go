@@ -70,3 +70,14 @@ func WriteComparisonsJSON(w io.Writer, comps []analysis.Comparison) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"schema": document.Schema, "comparisons": comps})
 }
+
+// WriteComparisons prints compare's comparisons as JSON, or as a table each.
+func WriteComparisons(w io.Writer, comps []analysis.Comparison, jsonOut bool) error {
+	if jsonOut {
+		return WriteComparisonsJSON(w, comps)
+	}
+	for _, c := range comps {
+		WriteComparison(w, c)
+	}
+	return nil
+}
