@@ -39,10 +39,7 @@ func WriteSummary(w io.Writer, d *document.Document) error {
 	}
 	writeColdWarm(ew, d)
 	// One screen: the most severe findings; --detail and --json carry all.
-	fs := d.Findings
-	if len(fs) > summaryFindings {
-		fs = fs[:summaryFindings]
-	}
+	fs := summaryCut(d.Findings)
 	WriteFindings(ew, fs)
 	if n := len(d.Findings) - len(fs); n > 0 {
 		fmt.Fprintf(ew, "  (%d more: --detail or --json)\n", n)
@@ -51,8 +48,27 @@ func WriteSummary(w io.Writer, d *document.Document) error {
 	return ew.err
 }
 
-// summaryFindings is how many findings the summary prints, ranked.
-const summaryFindings = 6
+// The summary prints the ranked findings up to summaryFindings of them and
+// summaryFindingLines wrapped lines, but always the first minFindings: a
+// finding that explains a CPU limit takes five lines, and six of those
+// would push the tables off the screen.
+const (
+	summaryFindings     = 6
+	summaryFindingLines = 16
+	minFindings         = 3
+)
+
+// summaryCut is the ranked prefix of fs that fits the summary's budget.
+func summaryCut(fs []document.Finding) []document.Finding {
+	lines := 0
+	for i, f := range fs {
+		lines += len(wrap(f.Text, findingWidth))
+		if i >= summaryFindings || i >= minFindings && lines > summaryFindingLines {
+			return fs[:i]
+		}
+	}
+	return fs
+}
 
 // WriteDetail writes every table: per workload TTFB and total latency
 // quantiles, per-request and aggregate throughput, requests and errors,
@@ -197,6 +213,9 @@ func writeColdWarm(w io.Writer, d *document.Document) {
 	leftTable(w, heads, [][]string{first[:len(first)-1], later[:len(later)-1]})
 }
 
+// findingWidth is the width findings wrap to.
+const findingWidth = 104
+
 // WriteFindings prints ranked findings, one paragraph each, wrapped.
 func WriteFindings(w io.Writer, fs []document.Finding) {
 	if len(fs) == 0 {
@@ -204,7 +223,7 @@ func WriteFindings(w io.Writer, fs []document.Finding) {
 	}
 	fmt.Fprintln(w, "\nfindings")
 	for _, f := range fs {
-		lines := wrap(f.Text, 104)
+		lines := wrap(f.Text, findingWidth)
 		fmt.Fprintf(w, "  %-5s %s\n", f.Severity, lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(w, "        %s\n", l)

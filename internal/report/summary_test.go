@@ -79,3 +79,43 @@ func TestCompareChangedFirst(t *testing.T) {
 		t.Errorf("no compare finding:\n%s", out)
 	}
 }
+
+// TestSummaryCutKeepsOneScreen: the summary prints at least three findings,
+// at most six, and stops before the line budget when findings are long
+// (two five-line CPU-limit findings once pushed it to 73 lines).
+func TestSummaryCutKeepsOneScreen(t *testing.T) {
+	t.Parallel()
+	short := document.Finding{Severity: "info", Text: "one line"}
+	long := document.Finding{Severity: "warn", Text: strings.Repeat("word ", 100)} // 5 lines at 104
+	many := func(f document.Finding, n int) []document.Finding {
+		fs := make([]document.Finding, n)
+		for i := range fs {
+			fs[i] = f
+		}
+		return fs
+	}
+	for _, tc := range []struct {
+		name string
+		fs   []document.Finding
+		want int
+	}{
+		{"none", nil, 0},
+		{"two short", many(short, 2), 2},
+		{"eight short", many(short, 8), summaryFindings},
+		{"five long keeps three", many(long, 5), 3},
+		{"long then short fits", append(many(long, 3), short, short), 4},
+		{"budget reached", append(many(long, 3), long, short), 3},
+	} {
+		got := summaryCut(tc.fs)
+		if len(got) != tc.want {
+			t.Errorf("%s: %d findings, want %d", tc.name, len(got), tc.want)
+		}
+		lines := 0
+		for _, f := range got[min(minFindings, len(got)):] {
+			lines += len(wrap(f.Text, findingWidth))
+		}
+		if len(got) > minFindings && lines > summaryFindingLines {
+			t.Errorf("%s: %d lines beyond the first three", tc.name, lines)
+		}
+	}
+}
