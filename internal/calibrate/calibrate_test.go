@@ -92,3 +92,26 @@ func TestSaveAndComparePair(t *testing.T) {
 		t.Error("a bucket URL without an object name: no error")
 	}
 }
+
+func TestPlateauRate(t *testing.T) {
+	t.Parallel()
+	sizes := []int64{64 << 10, 1 << 20, 8 << 20}
+	// 25 MB/s once open, and 40 ms of window opening in every body.
+	open := func(size int64) float64 { return 40 + float64(size)/25e3 }
+	for _, c := range []struct {
+		name    string
+		sizes   []int64
+		fastest []float64
+		want    float64
+	}{
+		{"the window's opening cancels out", sizes, []float64{open(sizes[0]), open(sizes[1]), open(sizes[2])}, 25},
+		{"one size: its own rate", sizes[2:], []float64{open(sizes[2])}, float64(sizes[2]) / 1e3 / open(sizes[2])},
+		{"the larger body no slower: its own rate", sizes[1:], []float64{300, 200}, float64(sizes[2]) / 1e3 / 200},
+		{"a marginal rate above twice the body's is noise", sizes[1:], []float64{330, 340}, float64(sizes[2]) / 1e3 / 340},
+		{"none measured", sizes[2:], []float64{0}, 0},
+	} {
+		if got := plateauRate(c.sizes, c.fastest); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: %.3f MB/s, want %.3f", c.name, got, c.want)
+		}
+	}
+}
