@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +240,51 @@ func TestTrimmedMean(t *testing.T) {
 		if got := trimmedMean(c.waits); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestTwinTakesItsOwnTimeOut: a twin's warm first bytes take the round
+// trip plus the service time drawn, not that plus its own time per
+// exchange (1-3 ms here, up to 10 ms loaded): within a millisecond at the
+// median. Its new connections still pay its own connect time (logged).
+func TestTwinTakesItsOwnTimeOut(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: run without -race (scripts/test's timing step)")
+	}
+	ctx := context.Background()
+	rtt := 20 * time.Millisecond
+	l, err := Start(ctx, Config{RTT: &rtt, TLS: true, Service: constService{"get": 10 * time.Millisecond, "put": 10 * time.Millisecond}, Compensate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	u, _ := url.Parse(l.Endpoint("s3"))
+	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.Pooled, TLS: l.ClientTLS(), Dial: l.Dial})
+	defer tr.CloseIdleConnections()
+	key := l.Endpoint("s3") + "/" + Bucket + "/own"
+	if _, err := exchange(ctx, tr, "PUT", key, []byte("x"), "s3"); err != nil {
+		t.Fatal(err)
+	}
+	var connects, firstBytes []time.Duration
+	for range 15 {
+		start := time.Now()
+		c, err := l.Dial(ctx, "tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connects = append(connects, time.Since(start))
+		c.Close()
+		s, err := exchange(ctx, tr, "GET", key, nil, "s3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Reused {
+			firstBytes = append(firstBytes, s.Phases[nettrace.Wait])
+		}
+	}
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	t.Logf("own time per exchange %s; connect p50 %s, warm GET wait p50 %s", l.OwnExchangeTime(), median(connects), median(firstBytes))
+	if w := median(firstBytes); w < rtt+9*time.Millisecond || w > rtt+11*time.Millisecond {
+		t.Errorf("a twin's warm GET: first byte %s at the median, want %s + 10 ms within 1 ms", w, rtt)
 	}
 }
