@@ -115,3 +115,19 @@ func TestPlateauRate(t *testing.T) {
 		}
 	}
 }
+
+func TestSamplesOf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		counts []int
+		want   int
+	}{{nil, 0}, {[]int{50, 48}, 50}, {[]int{400}, 400}, {[]int{3}, 0}} {
+		m := &lab.Measured{}
+		for _, n := range c.counts {
+			m.Service = append(m.Service, lab.ServiceClass{Count: n})
+		}
+		if got := samplesOf(m); got != c.want {
+			t.Errorf("counts %v: %d, want %d", c.counts, got, c.want)
+		}
+	}
+}

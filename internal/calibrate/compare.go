@@ -200,11 +200,25 @@ func CheckProfile(ctx context.Context, s lab.Settings, progress func(string, ...
 	if err != nil {
 		return nil, err
 	}
-	_, rows, err := CheckTwin(ctx, cfg, m, Options{Progress: progress})
+	_, rows, err := CheckTwin(ctx, cfg, m, Options{Samples: samplesOf(m), Progress: progress})
 	if n := Failed(rows); err == nil && n > 0 {
 		err = fmt.Errorf("lab check: %d quantities outside tolerance: %w", n, ErrOutside)
 	}
 	return rows, err
+}
+
+// samplesOf is the requests per class the profile was measured with, for
+// its twin to be measured alike (a p99 of 40 requests is not one of 400);
+// 0 (the default) when it does not say.
+func samplesOf(m *lab.Measured) int {
+	n := 0
+	for _, c := range m.Service {
+		n = max(n, c.Count)
+	}
+	if n < 5 || n > 100_000 {
+		return 0
+	}
+	return n
 }
 
 // ErrOutside says a lab is not the profile it claims to be.
