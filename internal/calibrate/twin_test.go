@@ -48,11 +48,17 @@ func (hidden) ServiceTime(op string, size int64) time.Duration {
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
-// The target's true settings, hidden from calibration.
+// The target's true settings, hidden from calibration. The rate is one
+// the lab's user-space stacks carry with room to spare on a loaded 2-core
+// machine: at 200 Mbit they topped out near 18 MB/s, so calibration
+// measured their CPU, not the wire, and the twin, its wire set to that
+// and its own stacks as slow again, came out 15% slow at 8 MiB and in
+// explain's 256 KiB transfers (the program's path, the kernel's TCP,
+// carries more).
 const (
 	hiddenRTT       = 20 * time.Millisecond
 	hiddenJitter    = 2 * time.Millisecond
-	hiddenBandwidth = 200_000_000 // bits/s
+	hiddenBandwidth = 100_000_000 // bits/s
 )
 
 // TestTwinEndToEnd builds a "real" target (MinIO behind the lab's wire at
