@@ -7,7 +7,13 @@
 // reference's exceed 5% is not judged). Needs Linux and root (namespaces
 // and TUN devices); run it on a quiet machine.
 //
-//	go run ./bench/grid [-ci] [-match TEXT]
+// -netns adds the lab's netns path (objbench's own client and a program
+// run by lab exec: the kernel's TCP at both ends, the client's congestion
+// control the host's default) as a third column; -part 2/4 runs the
+// second quarter of the cases, so that the grid can be measured in pieces
+// on a shared machine.
+//
+//	go run ./bench/grid [-ci] [-netns] [-match TEXT] [-part I/N] [-list]
 package main
 
 import (
@@ -25,24 +31,46 @@ import (
 func main() {
 	ci := flag.Bool("ci", false, "only the representative subset the test runs")
 	match := flag.String("match", "", "only cases whose description contains TEXT (e.g. \"50Mbit\", \"PUT\")")
+	withNetns := flag.Bool("netns", false, "also measure the lab's netns path (a third column)")
+	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
+	list := flag.Bool("list", false, "list the cases and exit")
 	flag.Parse()
+	var i, n int
+	if _, err := fmt.Sscanf(*part, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n {
+		fmt.Fprintf(os.Stderr, "grid: -part %q: want I/N with 1 <= I <= N\n", *part)
+		os.Exit(2)
+	}
+	all := reference.Full()
+	if *ci {
+		all = reference.CI
+	}
+	var cases []reference.Case
+	for _, c := range all {
+		if strings.Contains(c.String(), *match) {
+			cases = append(cases, c)
+		}
+	}
+	cases = cases[(i-1)*len(cases)/n : i*len(cases)/n]
+	if *list {
+		for _, c := range cases {
+			fmt.Println(c)
+		}
+		return
+	}
 	if err := netns.Available(); err != nil {
 		fmt.Fprintln(os.Stderr, "grid: the Linux reference needs network namespaces with TUN devices (Linux, root):", err)
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cases := reference.Full()
-	if *ci {
-		cases = reference.CI
+	paths := reference.Paths
+	if *withNetns {
+		paths = append(paths, reference.NetnsPath)
 	}
-	reference.WriteHeader(os.Stdout)
+	reference.WriteHeader(os.Stdout, *withNetns)
 	outside, busy := 0, 0
 	for _, c := range cases {
-		if !strings.Contains(c.String(), *match) {
-			continue
-		}
-		row, err := reference.Run(ctx, c)
+		row, err := reference.RunWith(ctx, c, paths)
 		if err != nil {
 			fmt.Fprintf(os.Stdout, "%-44s %v\n", c, err)
 			outside++
@@ -58,4 +86,7 @@ func main() {
 	}
 	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss), %d not judged: the machine held over 5%% of the reference's packets more than 2 ms late\n", outside, busy)
 	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered more than 2 ms after their time")
+	if *withNetns {
+		fmt.Println("netns: the lab's netns path (kernel TCP at both ends, the client's congestion control the host's default); diff against linux")
+	}
 }

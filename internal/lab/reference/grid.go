@@ -139,6 +139,9 @@ type Row struct {
 	// delivered more than 2 ms late: the machine's CPU was elsewhere (on
 	// the lab's path, also the stacks' own processing of a burst).
 	LabLate, LinuxLate float64
+	// Netns and NetnsLate: the lab's netns path, when measured (RunWith).
+	Netns     []Result
+	NetnsLate float64
 }
 
 // Busy says the reference could not keep the wire's time for this row:
@@ -172,9 +175,12 @@ func (r Row) Within() bool { d := r.Diff(); return d <= r.Case.Tolerance() && d 
 func (r Row) WithinGap() bool { d := r.Diff(); return d <= r.Case.Gap() && d >= -r.Case.Gap() }
 
 // Run measures c on both paths, the lab's first.
-func Run(ctx context.Context, c Case) (Row, error) {
+func Run(ctx context.Context, c Case) (Row, error) { return RunWith(ctx, c, Paths) }
+
+// RunWith measures c on paths: Paths, and NetnsPath after them if wanted.
+func RunWith(ctx context.Context, c Case, paths []PathStart) (Row, error) {
 	row := Row{Case: c}
-	for i, p := range Paths {
+	for _, p := range paths {
 		path, err := p.Start(c.Config())
 		if err != nil {
 			return row, fmt.Errorf("%s path: %w", p.Name, err)
@@ -189,18 +195,32 @@ func Run(ctx context.Context, c Case) (Row, error) {
 		if err != nil {
 			return row, fmt.Errorf("%s path: %w", p.Name, err)
 		}
-		if i == 0 {
+		switch p.Name {
+		case "lab":
 			row.Lab, row.LabLate = rs, late
-		} else {
+		case "linux":
 			row.Linux, row.LinuxLate = rs, late
+		default:
+			row.Netns, row.NetnsLate = rs, late
 		}
 	}
 	return row, nil
 }
 
-// WriteHeader and WriteRow print the grid's table: the medians side by side.
-func WriteHeader(w io.Writer) {
-	fmt.Fprintf(w, "%-44s %10s %10s %7s %5s %5s %5s\n", "case", "lab", "linux", "diff", "tol", "late", "late")
+// NetnsDiff is the netns path's median total against Linux's, as Diff.
+func (r Row) NetnsDiff() float64 {
+	l, x := Median(r.Netns, Total), Median(r.Linux, Total)
+	return float64(l-x) / float64(x)
+}
+
+// WriteHeader and WriteRow print the grid's table: the medians side by
+// side (the netns path's too, with its difference from Linux, when netns).
+func WriteHeader(w io.Writer, netns bool) {
+	fmt.Fprintf(w, "%-44s %10s %10s %7s %5s %5s %5s", "case", "lab", "linux", "diff", "tol", "late", "late")
+	if netns {
+		fmt.Fprintf(w, " %10s %7s %5s", "netns", "diff", "late")
+	}
+	fmt.Fprintln(w)
 }
 
 // WriteRow prints one row of the table.
@@ -215,8 +235,12 @@ func WriteRow(w io.Writer, r Row) {
 	default:
 		mark = "  outside"
 	}
-	fmt.Fprintf(w, "%-44s %10s %10s %+6.0f%% %4.0f%% %4.0f%% %4.0f%%%s\n", r.Case, ms(Median(r.Lab, Total)), ms(Median(r.Linux, Total)),
-		100*r.Diff(), 100*r.Case.Tolerance(), 100*r.LabLate, 100*r.LinuxLate, mark)
+	fmt.Fprintf(w, "%-44s %10s %10s %+6.0f%% %4.0f%% %4.0f%% %4.0f%%", r.Case, ms(Median(r.Lab, Total)), ms(Median(r.Linux, Total)),
+		100*r.Diff(), 100*r.Case.Tolerance(), 100*r.LabLate, 100*r.LinuxLate)
+	if len(r.Netns) > 0 {
+		fmt.Fprintf(w, " %10s %+6.0f%% %4.0f%%", ms(Median(r.Netns, Total)), 100*r.NetnsDiff(), 100*r.NetnsLate)
+	}
+	fmt.Fprintln(w, mark)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
