@@ -16,7 +16,9 @@ import (
 
 // Network paths a program run by Exec can take (Config.Network).
 const (
-	// NetworkAuto is NetworkNetns where namespaces work, else NetworkNetstack.
+	// NetworkAuto is NetworkNetns where namespaces work, else NetworkNetstack;
+	// for objbench's own client alone (Config.OwnClient), NetworkNetns only
+	// behind a bandwidth cap or with random loss.
 	NetworkAuto = "auto"
 	// NetworkNetns runs the program in a network namespace of its own
 	// whose only route is a TUN device on the wire; the servers answer
@@ -59,12 +61,23 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 	if l.net == nil {
 		return NetworkNetstack, "", nil // nothing emulated: loopback is the path
 	}
+	// objbench's own client alone meets Linux's TCP on the user-space
+	// stacks, and costs less there, except behind a bottleneck or with
+	// random loss (bench/grid.sh).
+	differs := l.link.Bandwidth > 0 || l.link.Loss > 0
+	if mode == NetworkAuto && l.cfg.OwnClient && !differs {
+		return NetworkNetstack, "", nil
+	}
 	err := namespacesAvailable()
 	if err == nil {
 		return NetworkNetns, "", nil
 	}
 	if mode == NetworkNetns {
 		return "", "", fmt.Errorf("lab network netns: %w (it needs Linux, root and /dev/net/tun; --network netstack works anywhere)", err)
+	}
+	if l.cfg.OwnClient {
+		return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): objbench's own TCP is the lab's user-space stacks, "+
+			"which behind a bottleneck or with random loss take longer than Linux's TCP over the same wire (README)", err), nil
 	}
 	return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): the program reaches the lab through local endpoints, "+
 		"so its own TCP (connect, Nagle, delayed ACKs, buffers) is not on the emulated wire", err), nil

@@ -211,6 +211,42 @@ func TestNetworkChoice(t *testing.T) {
 	}
 }
 
+// TestOwnClientNetworkChoice: for objbench's own client alone (run),
+// auto keeps the user-space stacks where they meet Linux's TCP (a round
+// trip only) and takes the kernel's behind a bandwidth cap or with random
+// loss, where they do not (bench/grid.sh); without namespaces it falls
+// back to netstack with a notice that says what that costs.
+func TestOwnClientNetworkChoice(t *testing.T) {
+	rtt, bw, loss := 20*time.Millisecond, int64(50e6), 0.01
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"round trip only", Config{RTT: &rtt}, NetworkNetstack},
+		{"bandwidth cap", Config{RTT: &rtt, Bandwidth: &bw}, NetworkNetns},
+		{"random loss", Config{RTT: &rtt, Loss: &loss}, NetworkNetns},
+		{"local", Config{}, "direct"},
+	} {
+		tc.cfg.Network, tc.cfg.OwnClient = NetworkAuto, true
+		if tc.want == NetworkNetns && netns.Available() != nil {
+			continue
+		}
+		l := startLab(t, tc.cfg)
+		if got := l.Info("s3").Network; got != tc.want || l.Notice() != "" {
+			t.Errorf("%s: network %q, notice %q; want %q", tc.name, got, l.Notice(), tc.want)
+		}
+		l.Close()
+	}
+	saved := namespacesAvailable
+	namespacesAvailable = func() error { return errors.New("operation not permitted") }
+	defer func() { namespacesAvailable = saved }()
+	l := startLab(t, Config{RTT: &rtt, Bandwidth: &bw, Network: NetworkAuto, OwnClient: true})
+	if info := l.Info("s3"); info.Network != NetworkNetstack || !strings.Contains(info.NetworkNote, "objbench's own TCP is the lab's user-space stacks") {
+		t.Errorf("without namespaces: network %q, note %q", info.Network, info.NetworkNote)
+	}
+}
+
 // TestNetnsLabLeavesNothing: after Close no handle or thread of ours is in
 // a namespace the lab made (the kernel has removed them and their devices).
 func TestNetnsLabLeavesNothing(t *testing.T) {

@@ -82,6 +82,11 @@ type Config struct {
 	// Network is the path of a program run by Exec: NetworkAuto,
 	// NetworkNetns or NetworkNetstack ("" is NetworkNetstack).
 	Network string
+	// OwnClient says only objbench's own client takes the path (run): auto
+	// then picks the kernel's TCP only where the user-space stacks differ
+	// from it (a bandwidth cap, random loss), and keeps their lower cost
+	// elsewhere.
+	OwnClient bool
 	// Service draws each request's service time (a measured profile's
 	// distribution), held before its first response byte; with ServiceTime.
 	Service ServiceModel

@@ -79,6 +79,7 @@ func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) 
 	if cfg.Lab, err = ls.Config(nil, profile); err != nil {
 		return cfg, UsageError{err}
 	}
+	cfg.Lab.OwnClient = true
 	if up := cfg.Lab.Upstream; up != nil {
 		cfg.LabAPI = up.API
 	}
