@@ -7,9 +7,9 @@
 // reference's exceed 5% is not judged). Needs Linux and root (namespaces
 // and TUN devices); run it on a quiet machine.
 //
-// -netns adds the lab's netns path (objbench's own client and a program
-// run by lab exec: the kernel's TCP at both ends, the client's congestion
-// control the host's default) as a third column; -part 2/4 runs the
+// -netns adds the lab's netns path (objbench's own client there: the
+// kernel's TCP and CUBIC at both ends, the reference's setup measured a
+// second time, so its difference is the reference's own spread); -part 2/4 runs the
 // second quarter of the cases, so that the grid can be measured in pieces
 // on a shared machine.
 //
@@ -84,9 +84,9 @@ func main() {
 			outside++
 		}
 	}
-	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss), %d not judged: the machine held over 5%% of the reference's packets more than 2 ms late\n", outside, busy)
-	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered more than 2 ms after their time")
+	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss), %d not judged: the machine held over 5%% of the reference's packets late\n", outside, busy)
+	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered late: over 2 ms (a 20th of the round trip beyond 40 ms) after their time")
 	if *withNetns {
-		fmt.Println("netns: the lab's netns path (kernel TCP at both ends, the client's congestion control the host's default); diff against linux")
+		fmt.Println("netns: the lab's netns path (the reference's setup: kernel TCP, CUBIC at both ends), measured again; its diff is the reference's own spread")
 	}
 }

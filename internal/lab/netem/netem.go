@@ -105,8 +105,9 @@ type Stats struct {
 	Packets, Bytes int64 // delivered
 	QueueDrops     int64 // dropped by the full drop-tail queue
 	LossDrops      int64 // dropped at random
-	// Late counts packets delivered more than 2 ms after they were due:
-	// the machine's CPU, not the wire, held them.
+	// Late counts packets delivered more than 2 ms (a 20th of the round
+	// trip on paths over 40 ms) after they were due: the machine's CPU,
+	// not the wire, held them.
 	Late int64
 }
 

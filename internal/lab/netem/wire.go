@@ -37,11 +37,14 @@ type direction struct {
 	stopOnce   sync.Once
 
 	packets, bytes, queueDrops, lossDrops, late atomic.Int64
+	lateBy                                      int64 // ns
 }
 
-// lateBy is how far past its due time a delivered packet counts as late:
-// the machine did not give the wire its CPU in time.
-const lateBy = 2 * time.Millisecond
+// lateBy is how far past its due time a delivered packet counts as late
+// (the machine did not give the wire its CPU in time): 2 ms, or a 20th of
+// the round trip on a longer path, where being 2 ms late shifts a
+// transfer's time by under 2%.
+func lateBy(rtt time.Duration) time.Duration { return max(2*time.Millisecond, rtt/20) }
 
 type packet struct {
 	at    int64
@@ -52,7 +55,7 @@ type packet struct {
 func newDirection(p Path, rtt time.Duration, mtu int) *direction {
 	d := &direction{p: p, queue: p.Queue, epoch: time.Now(), wake: make(chan struct{}, 1),
 		done: make(chan struct{}), exited: make(chan struct{}), fifo: make([]packet, 256),
-		rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+		rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), lateBy: int64(lateBy(rtt))}
 	if d.queue == 0 && p.Rate > 0 {
 		bdp := int(float64(p.Rate) / 8 * rtt.Seconds())
 		// A floor of 256 packets: on a short path the stacks' own CPU time
@@ -160,7 +163,7 @@ func (d *direction) run() {
 }
 
 func (d *direction) deliver(p packet) {
-	if d.now()-p.at > int64(lateBy) {
+	if d.now()-p.at > d.lateBy {
 		d.late.Add(1)
 	}
 	d.packets.Add(1)

@@ -136,7 +136,8 @@ type Row struct {
 	Case       Case
 	Lab, Linux []Result
 	// LabLate and LinuxLate are the shares of each path's packets the wire
-	// delivered more than 2 ms late: the machine's CPU was elsewhere (on
+	// delivered late (netem.Stats.Late: over 2 ms, or a 20th of the round
+	// trip on longer paths): the machine's CPU was elsewhere (on
 	// the lab's path, also the stacks' own processing of a burst).
 	LabLate, LinuxLate float64
 	// Netns and NetnsLate: the lab's netns path, when measured (RunWith).

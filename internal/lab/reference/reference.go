@@ -101,13 +101,7 @@ func (p labPath) Dial(ctx context.Context) (net.Conn, error) {
 func (p labPath) Close() error                  { p.n.Close(); return nil }
 func (p labPath) Stats() (up, down netem.Stats) { return p.n.Stats() }
 
-type linuxPath struct {
-	p *netns.Pair
-	// hostCC: the client's sockets keep the host's default congestion
-	// control, as a program's (and objbench's own client's) do on the
-	// lab's netns path; the servers run CUBIC either way.
-	hostCC bool
-}
+type linuxPath struct{ p *netns.Pair }
 
 // Linux is the reference: two namespaces, the kernel's TCP (CUBIC, as the
 // lab's stacks run, and the namespaces' default buffers) at both ends.
@@ -116,21 +110,7 @@ func Linux(cfg netem.Config) (Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	return linuxPath{p: p}, nil
-}
-
-// Netns is the lab's netns path as the grid sees it: Linux's pair, the
-// servers with CUBIC, and the client with the host's default congestion
-// control (BBR on some hosts), as objbench's own client and a program run
-// by lab exec dial there. For a GET (the server sends) it is the
-// reference's setup measured again: the difference is the kernel path's
-// own spread run to run.
-func Netns(cfg netem.Config) (Path, error) {
-	p, err := netns.NewPair(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return linuxPath{p: p, hostCC: true}, nil
+	return linuxPath{p}, nil
 }
 
 func (p linuxPath) Listen() (ln net.Listener, err error) {
@@ -145,9 +125,6 @@ func (p linuxPath) Listen() (ln net.Listener, err error) {
 func (p linuxPath) Dial(ctx context.Context) (c net.Conn, err error) {
 	err = p.p.Client.Do(func() error {
 		d := net.Dialer{Control: netns.Cubic}
-		if p.hostCC {
-			d.Control = nil
-		}
 		c, err = d.DialContext(ctx, "tcp4", net.JoinHostPort(netem.ServerAddr.String(), strconv.Itoa(port)))
 		return err
 	})
@@ -162,12 +139,15 @@ type PathStart struct {
 	Start func(netem.Config) (Path, error)
 }
 
-// Paths are the two paths the grid compares, in the order it prints them;
-// NetnsPath is the third, shown beside them on request (bench/grid.sh
-// -netns).
+// Paths are the two paths the grid compares, in the order it prints them.
+// NetnsPath is the lab's netns path, shown beside them on request
+// (bench/grid.sh -netns): objbench's own client there has the reference's
+// setup (the kernel's TCP at both ends, CUBIC, the same wire), so its
+// column is the reference measured a second time, and its difference from
+// the reference is the kernel path's own spread run to run.
 var (
 	Paths     = []PathStart{{"lab", Lab}, {"linux", Linux}}
-	NetnsPath = PathStart{"netns", Netns}
+	NetnsPath = PathStart{"netns", Linux}
 )
 
 // Result is one transfer's times from the request's start (from dial
