@@ -1,6 +1,6 @@
 module github.com/objbench/objbench
 
-go 1.26.0
+go 1.26.3
 
 require (
 	cloud.google.com/go/storage v1.70.0
@@ -35,7 +35,7 @@ require (
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/term v0.47.0
 	google.golang.org/api v0.309.0
-	gvisor.dev/gvisor v0.0.0-20250503011706-39ed1f5ac29c
+	gvisor.dev/gvisor v0.0.0-20260905035102-160fafc42237
 	k8s.io/api v0.34.1
 	modernc.org/sqlite v1.61.1
 	sigs.k8s.io/yaml v1.6.0

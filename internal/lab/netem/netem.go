@@ -65,14 +65,15 @@ type Buffers struct {
 var LinuxBuffers = Buffers{RecvDefault: 512 << 10, RecvMax: 6 << 20, SendDefault: 45 << 10, SendMax: 4 << 20}
 
 // The stacks run CUBIC, Linux's default. Loss recovery is SACK-based
-// without RACK: measured at 40 ms and 100 Mbit behind a one-BDP drop-tail
-// queue, gVisor's RACK turned slow start's overshoot into long recoveries
-// (35% of the link against 76% without it). Held against Linux's TCP on
-// the same wire (package reference): RACK brings a 4 MiB GET at 10 ms and
-// 1% loss from +26..+48% of Linux's time to +8%/-19%, but behind 50 Mbit
-// and a quarter-BDP queue two of ten 4 MiB GETs made no progress for 10 s;
-// at 100 ms and 50 Mbit RACK measured 1.98 s, none 2.17 s, Reno 2.38 s,
-// Linux 1.37 s (medians of 5).
+// without RACK. Held against Linux's TCP on the same wire (package
+// reference, medians of 5): with gVisor of 2025-05 a cold 4 MiB GET at
+// 100 ms behind 50 Mbit and a one-BDP queue took 2.17 s (RACK 1.98 s, Reno
+// 2.38 s) against Linux's 1.37 s; gVisor of 2026-09 times HyStart's ACK
+// train and RACK's samples by each ACK's arrival rather than its
+// processing, and takes 1.37 s against 1.36 s (RACK 1.43 s). Behind a
+// quarter-BDP queue it is still +43..+50% (RACK +24..+31%); RACK stays off
+// because with the older gVisor two of ten such GETs made no progress for
+// 10 s.
 var recoveryOpt, ccOpt = 0, "cubic"
 
 // Config is the whole network.

@@ -119,10 +119,12 @@ func Full() []Case {
 			}
 		}
 	}
+	// Loss moves 4 MiB: the medians of 7 of a 1 MiB GET at 1% loss
+	// differed by 30-60% between two runs of the same stack (Runs).
 	for _, loss := range []float64{0.001, 0.01} {
 		for _, rtt := range []time.Duration{10, 40} {
 			c := mid
-			c.RTT, c.Loss, c.Size = rtt*time.Millisecond, loss, 1<<20
+			c.RTT, c.Loss = rtt*time.Millisecond, loss
 			add(c)
 		}
 	}
