@@ -103,10 +103,11 @@ type LabInfo struct {
 	// Network is the model that carried the run: "netstack" (user-space
 	// TCP/IP stacks across an emulated wire), "netns" (a program's own
 	// kernel TCP in a network namespace of its own on the same kind of
-	// wire: lab exec, explain) or "direct" (loopback).
+	// wire: lab exec, explain; objbench's own on run lab behind a bandwidth
+	// cap or with random loss) or "direct" (loopback).
 	Network string `json:"network"`
-	// NetworkNote says why a program's run fell back to netstack, and what
-	// that path cannot show; empty otherwise.
+	// NetworkNote says why a run fell back to netstack where namespaces
+	// are unavailable, and what that path cannot show; empty otherwise.
 	NetworkNote string `json:"network_note,omitempty"`
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
