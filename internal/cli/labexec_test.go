@@ -170,3 +170,34 @@ func TestLabExecStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestRunLabNetwork: run lab's --network auto keeps objbench's own client
+// on the user-space stacks for a round trip alone (they meet Linux's TCP
+// there, at less cost), takes the kernel's TCP behind a bandwidth cap or
+// with random loss where namespaces work, and the document says which.
+func TestRunLabNetwork(t *testing.T) {
+	t.Parallel()
+	onCap := "netstack"
+	if netns.Available() == nil {
+		onCap = "netns"
+	}
+	base := []string{"run", "lab", "--rtt", "5ms", "--no-tls", "--workload", "latency", "--gets", "5", "--op-sizes", "0",
+		"--op-count", "1", "--json", "-q", "--no-save"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "netstack"},
+		{[]string{"--bandwidth", "100Mbit"}, onCap},
+		{[]string{"--loss", "0.1%"}, onCap},
+		{[]string{"--bandwidth", "100Mbit", "--network", "netstack"}, "netstack"},
+	} {
+		code, out, errOut := runCLI(t, context.Background(), append(base, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		if d := parseDoc(t, out); d.Lab == nil || d.Lab.Network != tc.want {
+			t.Errorf("%v: lab %+v, want network %s", tc.args, d.Lab, tc.want)
+		}
+	}
+}

@@ -58,7 +58,7 @@ type doc struct {
 	Schema  string `json:"schema"`
 	RunID   string `json:"run_id"`
 	Target  struct{ URL, Provider, Endpoint string }
-	Lab     *struct{ API, Profile string }
+	Lab     *struct{ API, Profile, Network string }
 	Results []struct {
 		Workload      string           `json:"workload"`
 		Op            string           `json:"op"`
