@@ -48,7 +48,7 @@ func TestGrid(t *testing.T) {
 		switch {
 		case row.Busy():
 			busy++
-			t.Logf("%s: %.0f%% of the reference's packets came late on this machine: not judged", c, 100*row.LinuxLate)
+			t.Logf("%s: %.0f%% of the lab's and %.0f%% of the reference's packets came late on this machine: not judged", c, 100*row.LabLate, 100*row.LinuxLate)
 			continue
 		case row.Within():
 		case c.Gap() > 0 && row.WithinGap():
