@@ -67,7 +67,9 @@ var CI = []Case{
 // reference's packets cross user space twice, which slows its kernel TCP
 // (lab up to 35% faster). A warm GET or PUT with no cap at 10-40 ms: lab
 // -22 to -33% (the reference's bursts of a whole window cross the TUN
-// devices one packet, one system call at a time). The test holds these
+// devices one packet, one system call at a time). A cold 4 MiB PUT at
+// 150 ms: lab +19% in two runs (+9% with gVisor of 2025-05; the client
+// stack's slow start, not yet explained). The test holds these
 // cases to their gap, so they cannot silently grow; on the netns path
 // objbench's own client (run lab's auto behind a cap or with loss) has
 // Linux's TCP and no gap (TestOwnClientNetns).
@@ -79,6 +81,8 @@ func (c Case) Gap() float64 {
 		return 0
 	case c.Warm:
 		return 0.75
+	case c.Op == "PUT" && c.RTT >= 150*time.Millisecond:
+		return 0.30
 	case c.RTT <= 20*time.Millisecond && c.Size >= 1<<20:
 		return 0.40
 	}

@@ -37,7 +37,7 @@ func needNamespaces(t *testing.T) {
 // keep time, or the lab's stacks were short of CPU. The cold 20 KiB PUT's
 // phases are compared too: its body is written at once on both (send
 // within 10% of a round trip of connect), and its wait is Linux's ±10%.
-// About 2 minutes on 2 busy cores.
+// About 90 s on 2 busy cores.
 func TestGrid(t *testing.T) {
 	needNamespaces(t)
 	timingTest(t)
