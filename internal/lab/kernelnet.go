@@ -227,11 +227,17 @@ func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, o Check
 		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
 	}
 	want := reference.Median(rs, reference.Total) + base
-	frac := max(c.Tolerance(), c.Gap(), o.Tolerance)
+	// checkGap: lab check's own GET (a median of 3, through the embedded
+	// S3 server and objbench's client) read 1.10 s against Linux's 0.92 s
+	// (+20%) at 40 ms and 50 Mbit in one run and 0.917 s against 0.916 s
+	// in the next, both under the lock, where the grid's medians of 5
+	// agree within 3% (bench/grid.sh): ±25% covers that spread.
+	const checkGap = 0.25
+	frac := max(c.Tolerance(), c.Gap(), o.Tolerance, checkGap)
 	tol := time.Duration(frac*float64(want)) + o.Slack
 	name := "cold 4 MiB GET, Linux TCP on the same wire"
-	if c.Gap() > c.Tolerance() {
-		name += fmt.Sprintf(" (known gap: ±%.0f%%)", 100*c.Gap())
+	if g := max(c.Gap(), checkGap); g > c.Tolerance() {
+		name += fmt.Sprintf(" (known gap: ±%.0f%%)", 100*g)
 	}
 	return CheckRow{Case: name, Phase: "total", Baseline: base, Expected: want, Measured: got, Tolerance: tol,
 		Pass: got-want <= tol && want-got <= tol}, true, nil

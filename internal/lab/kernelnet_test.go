@@ -367,7 +367,7 @@ func TestOwnClientNetns(t *testing.T) {
 
 // TestLabCheckReferenceRow: through a bottleneck, lab check compares its
 // cold 4 MiB GET with Linux's TCP on the same wire when namespaces are
-// available (within the row's tolerance, the grid's known gap), and leaves
+// available (within the row's tolerance: ±25%, lab check's own gap), and leaves
 // the row out when they are not.
 func TestLabCheckReferenceRow(t *testing.T) {
 	needNamespaces(t)
