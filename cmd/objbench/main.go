@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/objbench/objbench/internal/cli"
@@ -13,6 +14,7 @@ import (
 )
 
 func main() {
+	runtime.MemProfileRate = 0 // objbench writes no heap profile
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

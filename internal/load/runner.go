@@ -237,7 +237,6 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	// The collector's budget for the step (GOGC and a memory limit, unless
 	// the user set them), and its work across it, reported with the step.
-	stats.ReleaseStartupCode()
 	gc, gcDone := stats.GCBudget(os.Getenv, keep)
 	defer gcDone()
 	gc0 := stats.ReadGCCounters()
