@@ -365,7 +365,7 @@ func (s *StrategySweep) Run(ctx context.Context, specs []StrategySpec) (all []*S
 	}
 	cleanup := &Session{Setup: s.Setup, Prefix: s.Prefix, Keep: s.Keep}
 	for _, w := range written {
-		for _, k := range w.Keys() {
+		for k := range w.All() {
 			cleanup.Written.Add(k)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -107,48 +108,6 @@ func ParseWorkloads(s string) ([]string, error) {
 	return out, nil
 }
 
-// KeySet is the set of keys this run wrote (or tried to write): cleanup
-// deletes exactly these, never anything else.
-type KeySet struct {
-	mu   sync.Mutex
-	keys map[string]struct{}
-}
-
-// Add records key.
-func (k *KeySet) Add(key string) {
-	k.mu.Lock()
-	if k.keys == nil {
-		k.keys = map[string]struct{}{}
-	}
-	k.keys[key] = struct{}{}
-	k.mu.Unlock()
-}
-
-// Remove forgets key (it was deleted).
-func (k *KeySet) Remove(key string) {
-	k.mu.Lock()
-	delete(k.keys, key)
-	k.mu.Unlock()
-}
-
-// Keys returns the recorded keys.
-func (k *KeySet) Keys() []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	out := make([]string, 0, len(k.keys))
-	for key := range k.keys {
-		out = append(out, key)
-	}
-	return out
-}
-
-// Len is the number of recorded keys.
-func (k *KeySet) Len() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.keys)
-}
-
 // Stored is the keys a write step stored, each once, in the order they were
 // first stored: what the read steps after it may read. A key whose upload
 // failed, or was never made because the step reached its --duration first,
@@ -227,6 +186,10 @@ type action struct {
 // on cancellation it stops and returns what it has with ctx's error.
 // Cleanup is the caller's (Cleanup), so it happens even then.
 func (s *Session) Run(ctx context.Context) ([]*StepResult, error) {
+	// The binary's code its start touched, given back before the first
+	// request, and what the run touched, once it is over.
+	stats.ReleaseCode()
+	defer stats.ReleaseCode()
 	acts := s.plan()
 	n := 0
 	for _, a := range acts {
@@ -477,35 +440,48 @@ func (s *Session) deleteAll(ctx context.Context, keys []string) {
 }
 
 // Cleanup deletes every key the run wrote and that is still there. It uses
-// its own bounded context so that it also runs after Ctrl-C.
+// its own bounded context so that it also runs after Ctrl-C. The keys are
+// made and deleted a batch at a time, so that a run of millions of PUTs
+// cleans up without holding them all as strings at once.
 func (s *Session) Cleanup(timeout time.Duration) (deleted int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var keys []string
-	for _, k := range s.Written.Keys() {
-		if !s.Keep[k] { // there before the run: never ours to delete
-			keys = append(keys, k)
-		}
-	}
 	var mu sync.Mutex
 	var errs []error
-	_ = parallel(ctx, keys, func(ctx context.Context, key string) error {
-		if e := s.delete(ctx, s.Setup, key); e != nil {
+	tried := 0
+	del := func(keys []string) {
+		tried += len(keys)
+		_ = parallel(ctx, keys, func(ctx context.Context, key string) error {
+			e := s.delete(ctx, s.Setup, key)
 			mu.Lock()
-			errs = append(errs, e)
-			mu.Unlock()
+			defer mu.Unlock()
+			if e != nil {
+				errs = append(errs, e)
+			} else {
+				deleted++
+			}
 			return nil
+		})
+	}
+	batch := make([]string, 0, cleanupBatch)
+	for k := range s.Written.All() {
+		if s.Keep[k] { // there before the run: never ours to delete
+			continue
 		}
-		mu.Lock()
-		deleted++
-		mu.Unlock()
-		return nil
-	})
+		if batch = append(batch, k); len(batch) == cleanupBatch {
+			del(batch)
+			batch = batch[:0]
+		}
+	}
+	del(batch)
 	if len(errs) > 0 {
-		return deleted, fmt.Errorf("cleanup: %d of %d objects not deleted, first: %w", len(errs), len(keys), errs[0])
+		return deleted, fmt.Errorf("cleanup: %d of %d objects not deleted, first: %w", len(errs), tried, errs[0])
 	}
 	return deleted, nil
 }
+
+// cleanupBatch is how many keys Cleanup makes at once.
+const cleanupBatch = 1024
 
 // parallel calls fn for every key with up to eight in flight and returns the first error.
 func parallel(ctx context.Context, keys []string, fn func(ctx context.Context, key string) error) error {

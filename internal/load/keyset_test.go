@@ -1,0 +1,136 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/storage/mem"
+)
+
+func TestSplitKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key  string
+		stem string
+		i    int
+		ok   bool
+	}{
+		{"run/lat/1KiB/41", "run/lat/1KiB/", 41, true},
+		{"run/pool/0", "run/pool/", 0, true},
+		{"7", "", 7, true},
+		{"run/a/007", "", 0, false},        // leading zero: Itoa would not give it back
+		{"run/a/00", "", 0, false},         // the same
+		{"run/a/", "", 0, false},           // no counter
+		{"run/a/12x", "", 0, false},        // not at the end
+		{"run/a/1234567890", "", 0, false}, // past maxCounterDigits
+		{"run/a/-3", "run/a/-", 3, true},   // the sign is the stem's
+	}
+	for _, tt := range tests {
+		stem, i, ok := splitKey(tt.key)
+		if ok != tt.ok || ok && (stem != tt.stem || i != tt.i) {
+			t.Errorf("splitKey(%q) = %q, %d, %v; want %q, %d, %v", tt.key, stem, i, ok, tt.stem, tt.i, tt.ok)
+		}
+		if ok && stem+strconv.Itoa(i) != tt.key {
+			t.Errorf("splitKey(%q): %q+%d does not give it back", tt.key, stem, i)
+		}
+	}
+}
+
+// TestKeySetExact: every key added comes back exactly, once, whether kept
+// as a bit or whole, and a removed one does not.
+func TestKeySetExact(t *testing.T) {
+	t.Parallel()
+	var k KeySet
+	add := []string{"run/lat/1KiB/0", "run/lat/1KiB/63", "run/lat/1KiB/64", "run/lat/1KiB/4095", "run/lat/1KiB/4096",
+		"run/lat/1KiB/999999999", "run/lat/0B/5", "run/a/007", "run/a/1234567890", "run/a/", "5", "run/lat/1KiB/63"}
+	for _, key := range add {
+		k.Add(key)
+	}
+	want := slices.Compact(slices.Sorted(slices.Values(add)))
+	if got := slices.Sorted(slices.Values(k.Keys())); !slices.Equal(got, want) || k.Len() != len(want) {
+		t.Fatalf("keys %q (Len %d), want %q", got, k.Len(), want)
+	}
+	for _, key := range []string{"run/lat/1KiB/4096", "run/a/007", "run/lat/1KiB/7", "run/a/7", "nothing"} {
+		k.Remove(key) // the last three were never added: no effect
+	}
+	want = slices.DeleteFunc(want, func(s string) bool { return s == "run/lat/1KiB/4096" || s == "run/a/007" })
+	if got := slices.Sorted(slices.Values(k.Keys())); !slices.Equal(got, want) || k.Len() != len(want) {
+		t.Fatalf("after Remove: keys %q (Len %d), want %q", got, k.Len(), want)
+	}
+	// Removing during All sees the keys as they were when it started.
+	n := 0
+	for key := range k.All() {
+		k.Remove(key)
+		n++
+	}
+	if n != len(want) || k.Len() != 0 || len(k.Keys()) != 0 {
+		t.Errorf("All yielded %d of %d; after removing them Len %d", n, len(want), k.Len())
+	}
+}
+
+// TestKeySetCompact: a million keys of one stem cost a bit each, where a
+// map of strings cost about 80 bytes each (78 MB measured for a million,
+// with a program that filled one). The bound
+// (2 MB, against the 125 KB of bits and the pages' map) holds whatever
+// else the machine runs: it counts this goroutine's live heap, not time.
+func TestKeySetCompact(t *testing.T) {
+	const n = 1_000_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var k KeySet
+	for i := range n {
+		k.Add("run/lat/1KiB/" + strconv.Itoa(i))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d keys: heap grew %d KB", n, grew>>10)
+	if k.Len() != n {
+		t.Fatalf("Len %d, want %d", k.Len(), n)
+	}
+	if grew > 2<<20 {
+		t.Errorf("%d keys take %d bytes, want at most 2 MB", n, grew)
+	}
+}
+
+// TestCleanupInBatches: a cleanup of more keys than a batch deletes every
+// object the run wrote and none it did not (an object with a key of the
+// same stem, there before the run, is kept).
+func TestCleanupInBatches(t *testing.T) {
+	t.Parallel()
+	b := mem.New("cleanup-batches", true)
+	ctx := context.Background()
+	s := &Session{Setup: b, Prefix: "run/", Keep: map[string]bool{"run/put/100": true}}
+	put := func(key string) {
+		if err := b.Put(ctx, key, bytes.NewReader([]byte("x")), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("run/put/100") // there before the run
+	put("other/put/1")
+	const n = 3*cleanupBatch + 7
+	for i := range n {
+		key := fmt.Sprintf("run/put/%d", i)
+		s.Written.Add(key)
+		if !s.Keep[key] {
+			put(key)
+		}
+	}
+	deleted, err := s.Cleanup(time.Minute)
+	if err != nil || deleted != n-1 {
+		t.Fatalf("deleted %d (%v), want %d", deleted, err, n-1)
+	}
+	var left []string
+	_ = b.List(ctx, "", func(oi storage.ObjectInfo) error { left = append(left, oi.Key); return nil })
+	if !slices.Equal(left, []string{"other/put/1", "run/put/100"}) {
+		t.Errorf("after cleanup: %q, want only the objects that were there before", left)
+	}
+}
