@@ -7,11 +7,13 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/mem"
+	"github.com/objbench/objbench/internal/units"
 )
 
 func TestSplitKey(t *testing.T) {
@@ -133,4 +135,31 @@ func TestCleanupInBatches(t *testing.T) {
 	if !slices.Equal(left, []string{"other/put/1", "run/put/100"}) {
 		t.Errorf("after cleanup: %q, want only the objects that were there before", left)
 	}
+}
+
+// BenchmarkPutBookkeeping is what a PUT step costs objbench per request
+// besides the request: its key and the record of it for cleanup, as they
+// were (fmt.Sprintf, a map of strings) and as they are (a stem made once,
+// a bit in KeySet), side by side.
+func BenchmarkPutBookkeeping(b *testing.B) {
+	const prefix, size = "objbench-run/", int64(1024)
+	b.Run("sprintf-map", func(b *testing.B) {
+		b.ReportAllocs()
+		var mu sync.Mutex
+		keys := map[string]struct{}{}
+		for i := range b.N {
+			key := fmt.Sprintf("%slat/%s/%d", prefix, units.FormatSize(size), i)
+			mu.Lock()
+			keys[key] = struct{}{}
+			mu.Unlock()
+		}
+	})
+	b.Run("stem-keyset", func(b *testing.B) {
+		b.ReportAllocs()
+		var k KeySet
+		stem := prefix + "lat/" + units.FormatSize(size) + "/"
+		for i := range b.N {
+			k.Add(stem + strconv.Itoa(i))
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -291,7 +292,8 @@ func (s *Session) planLatency() []action {
 	}}
 	for _, size := range o.OpSizes {
 		n := s.count(o.OpCount)
-		key := func(i int) string { return fmt.Sprintf("%slat/%s/%d", s.Prefix, units.FormatSize(size), i%n) }
+		stem := s.Prefix + "lat/" + units.FormatSize(size) + "/" // made once: a key is made per request
+		key := func(i int) string { return stem + strconv.Itoa(i%n) }
 		base := Step{Workload: Latency, Size: size, Concurrency: max(o.LatencyConcurrency, 1), Requests: n, Duration: o.Duration, Key: key}
 		put, head, del := base, base, base
 		var stored Stored
@@ -309,7 +311,8 @@ func (s *Session) planThroughput() []action {
 	var acts []action
 	for _, size := range o.Sizes {
 		n := s.count(o.SizeCount)
-		key := func(i int) string { return fmt.Sprintf("%stp/%s/%d", s.Prefix, units.FormatSize(size), i%n) }
+		stem := s.Prefix + "tp/" + units.FormatSize(size) + "/"
+		key := func(i int) string { return stem + strconv.Itoa(i%n) }
 		base := Step{Workload: Throughput, Size: size, Concurrency: 1, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
 		var stored Stored
@@ -330,7 +333,8 @@ func (s *Session) planConcurrency() []action {
 	var acts []action
 	for _, level := range o.Levels {
 		n := s.count(2 * level)
-		key := func(i int) string { return fmt.Sprintf("%sconc/%d/%d", s.Prefix, level, i%level) }
+		stem := s.Prefix + "conc/" + strconv.Itoa(level) + "/"
+		key := func(i int) string { return stem + strconv.Itoa(i%level) }
 		base := Step{Workload: Concurrency, Size: o.LevelSize, Concurrency: level, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
 		var stored Stored
