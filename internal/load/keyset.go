@@ -59,16 +59,22 @@ func splitKey(key string) (stem string, i int, ok bool) {
 func (k *KeySet) Add(key string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.add(key)
+}
+
+// add records key and says whether it was new; k.mu is held.
+func (k *KeySet) add(key string) bool {
 	stem, i, ok := splitKey(key)
 	if !ok {
 		if k.other == nil {
 			k.other = map[string]struct{}{}
 		}
-		if _, had := k.other[key]; !had {
-			k.other[key] = struct{}{}
-			k.n++
+		if _, had := k.other[key]; had {
+			return false
 		}
-		return
+		k.other[key] = struct{}{}
+		k.n++
+		return true
 	}
 	if k.stems == nil {
 		k.stems = map[string]*counters{}
@@ -84,10 +90,12 @@ func (k *KeySet) Add(key string) {
 		c.pages[i/pageBits] = p
 	}
 	w, bit := &p[i%pageBits/64], uint64(1)<<(i%64)
-	if *w&bit == 0 {
-		*w |= bit
-		k.n++
+	if *w&bit != 0 {
+		return false
 	}
+	*w |= bit
+	k.n++
+	return true
 }
 
 // Remove forgets key (it was deleted).
@@ -188,4 +196,88 @@ func (k *KeySet) Len() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.n
+}
+
+// Stored is the keys a write step stored, each once, in the order they were
+// first stored: what the read steps after it may read. A key whose upload
+// failed, or was never made because the step reached its --duration first,
+// is not in it, so a read step never asks for an object that objbench did
+// not write: a not_found there would be objbench's bookkeeping, not the
+// storage's. As in KeySet, a key that is a stem and a counter is kept as
+// 8 bytes (the stem's number and the counter) rather than a string, so
+// that a long PUT step's record stays small.
+type Stored struct {
+	mu    sync.Mutex
+	seen  KeySet
+	order []uint64 // stem<<32 | counter, or wholeKey | an index in whole
+	stems []string
+	stem  map[string]uint32
+	whole []string
+}
+
+// wholeKey marks an entry of Stored.order that is kept whole.
+const wholeKey = 1 << 63
+
+// storedStrings is how many keys Stored's readers get as strings made
+// once (at most a few MB); past it each key is made when it is read.
+const storedStrings = 1 << 16
+
+// Add records that key was stored.
+func (k *Stored) Add(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.seen.add(key) {
+		return
+	}
+	stem, i, ok := splitKey(key)
+	if !ok {
+		k.order = append(k.order, wholeKey|uint64(len(k.whole)))
+		k.whole = append(k.whole, key)
+		return
+	}
+	s, had := k.stem[stem]
+	if !had {
+		if k.stem == nil {
+			k.stem = map[string]uint32{}
+		}
+		s = uint32(len(k.stems))
+		k.stem[stem] = s
+		k.stems = append(k.stems, stem)
+	}
+	k.order = append(k.order, uint64(s)<<32|uint64(i))
+}
+
+// Keys returns the stored keys in the order they were first stored.
+func (k *Stored) Keys() []string {
+	n, key := k.view()
+	out := make([]string, n)
+	for j := range out {
+		out[j] = key(j)
+	}
+	return out
+}
+
+// view returns how many keys were stored and the j-th of them, as they
+// were when it was called: a few as strings made once, more as entries
+// each made into its key when read.
+func (k *Stored) view() (int, func(j int) string) {
+	k.mu.Lock()
+	order := append([]uint64(nil), k.order...)
+	stems, whole := append([]string(nil), k.stems...), append([]string(nil), k.whole...)
+	k.mu.Unlock()
+	key := func(j int) string {
+		e := order[j]
+		if e&wholeKey != 0 {
+			return whole[e&^wholeKey]
+		}
+		return stems[e>>32] + strconv.Itoa(int(e&(1<<32-1)))
+	}
+	if len(order) > storedStrings {
+		return len(order), key
+	}
+	keys := make([]string, len(order))
+	for j := range keys {
+		keys[j] = key(j)
+	}
+	return len(keys), func(j int) string { return keys[j] }
 }

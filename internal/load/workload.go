@@ -109,49 +109,16 @@ func ParseWorkloads(s string) ([]string, error) {
 	return out, nil
 }
 
-// Stored is the keys a write step stored, each once, in the order they were
-// first stored: what the read steps after it may read. A key whose upload
-// failed, or was never made because the step reached its --duration first,
-// is not in it, so a read step never asks for an object that objbench did
-// not write: a not_found there would be objbench's bookkeeping, not the
-// storage's.
-type Stored struct {
-	mu   sync.Mutex
-	seen map[string]bool
-	keys []string
-}
-
-// Add records that key was stored.
-func (k *Stored) Add(key string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.seen[key] {
-		return
-	}
-	if k.seen == nil {
-		k.seen = map[string]bool{}
-	}
-	k.seen[key] = true
-	k.keys = append(k.keys, key)
-}
-
-// Keys returns the stored keys in the order they were first stored.
-func (k *Stored) Keys() []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return append([]string(nil), k.keys...)
-}
-
 // readStored is the prepare of read step r: it reads only the keys in
 // from, each once when once (at most r's planned count), else r's planned
 // count spread over them; nothing when none was stored.
 func readStored(r *Step, from *Stored, once bool) func(context.Context) error {
 	return func(context.Context) error {
-		keys := from.Keys()
-		if once || len(keys) == 0 {
-			r.Requests = min(r.Requests, len(keys))
+		n, key := from.view()
+		if once || n == 0 {
+			r.Requests = min(r.Requests, n)
 		}
-		r.Key = func(i int) string { return keys[i%len(keys)] }
+		r.Key = func(i int) string { return key(i % n) }
 		return nil
 	}
 }
