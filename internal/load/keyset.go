@@ -135,40 +135,89 @@ func (k *KeySet) Remove(key string) {
 	}
 }
 
+// keyView is a KeySet as it was at one moment: its keys kept whole, then
+// its bitmaps' pages in the order of their stems and counters, each page
+// with the count of keys before it, so that the j-th key is found without
+// making the others.
+type keyView struct {
+	other  []string
+	pages  []keyPage
+	before []int // keys in the pages before each page, other included
+	n      int
+}
+
+type keyPage struct {
+	stem string
+	base int
+	bits [pageBits / 64]uint64
+}
+
+// view copies the set (a bit per key), so that the caller may change it
+// meanwhile.
+func (k *KeySet) view() *keyView {
+	v := &keyView{}
+	k.mu.Lock()
+	for stem, c := range k.stems {
+		for n, p := range c.pages {
+			v.pages = append(v.pages, keyPage{stem, n * pageBits, *p})
+		}
+	}
+	v.other = make([]string, 0, len(k.other))
+	for key := range k.other {
+		v.other = append(v.other, key)
+	}
+	k.mu.Unlock()
+	sort.Strings(v.other)
+	sort.Slice(v.pages, func(a, b int) bool {
+		if v.pages[a].stem != v.pages[b].stem {
+			return v.pages[a].stem < v.pages[b].stem
+		}
+		return v.pages[a].base < v.pages[b].base
+	})
+	v.n = len(v.other)
+	v.before = make([]int, len(v.pages))
+	for i, p := range v.pages {
+		v.before[i] = v.n
+		for _, x := range p.bits {
+			v.n += bits.OnesCount64(x)
+		}
+	}
+	return v
+}
+
+// key is the j-th key of the view, 0 <= j < v.n.
+func (v *keyView) key(j int) string {
+	if j < len(v.other) {
+		return v.other[j]
+	}
+	i := sort.Search(len(v.pages), func(i int) bool { return v.before[i] > j }) - 1
+	p := &v.pages[i]
+	r := j - v.before[i] // the r-th set bit of the page
+	for w, x := range p.bits {
+		if c := bits.OnesCount64(x); r >= c {
+			r -= c
+			continue
+		}
+		for ; r > 0; r-- {
+			x &= x - 1 // drop the lowest set bit
+		}
+		return p.stem + strconv.Itoa(p.base+w*64+bits.TrailingZeros64(x))
+	}
+	panic("load: keyView.key past its page")
+}
+
 // All yields the recorded keys, as they were when it started (a copy of
 // the bitmaps, so that the caller may Remove keys meanwhile), making each
 // string only when it is yielded.
 func (k *KeySet) All() iter.Seq[string] {
-	type page struct {
-		stem string
-		base int
-		bits [pageBits / 64]uint64
-	}
-	k.mu.Lock()
-	var pages []page
-	for stem, c := range k.stems {
-		for n, p := range c.pages {
-			pages = append(pages, page{stem, n * pageBits, *p})
-		}
-	}
-	other := make([]string, 0, len(k.other))
-	for key := range k.other {
-		other = append(other, key)
-	}
-	k.mu.Unlock()
-	sort.Slice(pages, func(a, b int) bool {
-		if pages[a].stem != pages[b].stem {
-			return pages[a].stem < pages[b].stem
-		}
-		return pages[a].base < pages[b].base
-	})
+	v := k.view()
 	return func(yield func(string) bool) {
-		for _, key := range other {
+		for _, key := range v.other {
 			if !yield(key) {
 				return
 			}
 		}
-		for _, p := range pages {
+		for _, p := range v.pages {
 			for w, x := range p.bits {
 				for x != 0 {
 					b := bits.TrailingZeros64(x)
@@ -198,86 +247,40 @@ func (k *KeySet) Len() int {
 	return k.n
 }
 
-// Stored is the keys a write step stored, each once, in the order they were
-// first stored: what the read steps after it may read. A key whose upload
-// failed, or was never made because the step reached its --duration first,
-// is not in it, so a read step never asks for an object that objbench did
-// not write: a not_found there would be objbench's bookkeeping, not the
-// storage's. As in KeySet, a key that is a stem and a counter is kept as
-// 8 bytes (the stem's number and the counter) rather than a string, so
-// that a long PUT step's record stays small.
+// Stored is the keys a write step stored, each once: what the read steps
+// after it may read. A key whose upload failed, or was never made because
+// the step reached its --duration first, is not in it, so a read step never
+// asks for an object that objbench did not write: a not_found there would
+// be objbench's bookkeeping, not the storage's. It is a KeySet (a bit per
+// key of a stem and counter), so that a long PUT step's record stays
+// small; the readers get the keys in the order of their stems and
+// counters (keys kept whole first), which for a step's keys is the order
+// of its requests.
 type Stored struct {
-	mu    sync.Mutex
-	seen  KeySet
-	order []uint64 // stem<<32 | counter, or wholeKey | an index in whole
-	stems []string
-	stem  map[string]uint32
-	whole []string
+	set KeySet
 }
-
-// wholeKey marks an entry of Stored.order that is kept whole.
-const wholeKey = 1 << 63
 
 // storedStrings is how many keys Stored's readers get as strings made
 // once (at most a few MB); past it each key is made when it is read.
 const storedStrings = 1 << 16
 
 // Add records that key was stored.
-func (k *Stored) Add(key string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if !k.seen.add(key) {
-		return
-	}
-	stem, i, ok := splitKey(key)
-	if !ok {
-		k.order = append(k.order, wholeKey|uint64(len(k.whole)))
-		k.whole = append(k.whole, key)
-		return
-	}
-	s, had := k.stem[stem]
-	if !had {
-		if k.stem == nil {
-			k.stem = map[string]uint32{}
-		}
-		s = uint32(len(k.stems))
-		k.stem[stem] = s
-		k.stems = append(k.stems, stem)
-	}
-	k.order = append(k.order, uint64(s)<<32|uint64(i))
-}
+func (k *Stored) Add(key string) { k.set.Add(key) }
 
-// Keys returns the stored keys in the order they were first stored.
-func (k *Stored) Keys() []string {
-	n, key := k.view()
-	out := make([]string, n)
-	for j := range out {
-		out[j] = key(j)
-	}
-	return out
-}
+// Keys returns the stored keys.
+func (k *Stored) Keys() []string { return k.set.Keys() }
 
 // view returns how many keys were stored and the j-th of them, as they
-// were when it was called: a few as strings made once, more as entries
-// each made into its key when read.
+// were when it was called: a few as strings made once, more each made
+// when read.
 func (k *Stored) view() (int, func(j int) string) {
-	k.mu.Lock()
-	order := append([]uint64(nil), k.order...)
-	stems, whole := append([]string(nil), k.stems...), append([]string(nil), k.whole...)
-	k.mu.Unlock()
-	key := func(j int) string {
-		e := order[j]
-		if e&wholeKey != 0 {
-			return whole[e&^wholeKey]
-		}
-		return stems[e>>32] + strconv.Itoa(int(e&(1<<32-1)))
+	v := k.set.view()
+	if v.n > storedStrings {
+		return v.n, v.key
 	}
-	if len(order) > storedStrings {
-		return len(order), key
-	}
-	keys := make([]string, len(order))
-	for j := range keys {
-		keys[j] = key(j)
+	keys := make([]string, 0, v.n)
+	for j := range v.n {
+		keys = append(keys, v.key(j))
 	}
 	return len(keys), func(j int) string { return keys[j] }
 }
