@@ -10,9 +10,12 @@
 # Prints N, wall time, the peak RSS (the kernel's high-water mark), and the
 # peaks of its two parts sampled every 0.2 s: anon (the heap, stacks: what
 # the run holds) and file (the binary's code and read-only data the kernel
-# maps, ~55 MB of objbench's 100 MB binary once its packages are
-# initialised, before the first request; the same for any N), with the
-# run's collections and stop-the-world pauses.
+# maps: 35-45 MB of objbench's 100 MB binary once its packages are
+# initialised, given back before the first step, about 30 MB while the run
+# goes; the same for any N), with the run's collections and stop-the-world
+# pauses; in open loop, the operations done and those that started late or
+# were dropped (past --max-late): a rate the machine does not sustain shows
+# there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rate=
@@ -42,13 +45,15 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 wait "$pid"
 read -r rss_kb wall <"$tmp/time"
-printf '%-10s %-10s %-8s %-14s %-12s %-12s %-10s %-10s %s\n' requests mode wall_s peak_rss_MB anon_peak_MB file_peak_MB gc_cycles pause_ms target_MB
+printf '%-10s %-10s %-8s %-14s %-12s %-12s %-10s %-10s %-10s %-10s %-10s %s\n' requests mode wall_s peak_rss_MB anon_peak_MB file_peak_MB gc_cycles pause_ms done late dropped target_MB
 python3 - "$tmp/out.json" "$n" "${rate:-closed}" "$wall" "$rss_kb" "$anon" "$file" <<'EOF'
 import json, sys
 path, n, mode, wall, rss, anon, file = sys.argv[1:]
 r = next(r for r in json.load(open(path))["results"] if r["op"] == "get")
 gc = r.get("gc") or {}
+ol = r.get("open_loop") or {}
 mode = mode if mode == "closed" else "open@" + mode
-print("%-10s %-10s %-8s %-14.1f %-12.1f %-12.1f %-10s %-10.0f %s" % (n, mode, wall, int(rss) / 1024, int(anon) / 1024,
-      int(file) / 1024, gc.get("cycles", "-"), gc.get("pause_total_ms", 0), 100))
+print("%-10s %-10s %-8s %-14.1f %-12.1f %-12.1f %-10s %-10.0f %-10s %-10s %-10s %s" % (n, mode, wall, int(rss) / 1024,
+      int(anon) / 1024, int(file) / 1024, gc.get("cycles", "-"), gc.get("pause_total_ms", 0), r.get("count", "-"),
+      ol.get("late", "-"), ol.get("dropped", "-"), 100))
 EOF
