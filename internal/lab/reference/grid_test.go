@@ -119,3 +119,34 @@ func TestStallWatchdog(t *testing.T) {
 		t.Errorf("stalled transfer: %v after %v, want ErrStalled after 0.5 s", err, time.Since(start))
 	}
 }
+
+// TestWithinRoundTrip: a cold, uncapped transfer may differ from Linux by
+// its tolerance and one round trip (Linux's own median moved from 653 to
+// 740 ms between runs); a capped one by its tolerance alone.
+func TestWithinRoundTrip(t *testing.T) {
+	t.Parallel()
+	runs := func(d time.Duration) []Result {
+		rs := make([]Result, 5)
+		for i := range rs {
+			rs[i].Total = d
+		}
+		return rs
+	}
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		c         Case
+		lab, linu time.Duration
+		want      bool
+	}{
+		{Case{RTT: 80 * ms, Op: "GET", Size: 1 << 20}, 652 * ms, 740 * ms, true},
+		{Case{RTT: 80 * ms, Op: "GET", Size: 1 << 20}, 652 * ms, 840 * ms, false},
+		{Case{RTT: 80 * ms, Op: "GET", Size: 1 << 20}, 652 * ms, 654 * ms, true},
+		{Case{RTT: 80 * ms, Rate: 50e6, Queue: 500000, Op: "GET", Size: 4 << 20}, 652 * ms, 740 * ms, false},
+		{Case{RTT: 80 * ms, Op: "GET", Size: 4 << 20, Warm: true}, 150 * ms, 173 * ms, false},
+	} {
+		r := Row{Case: tc.c, Lab: runs(tc.lab), Linux: runs(tc.linu)}
+		if got := r.Within(); got != tc.want {
+			t.Errorf("%s: lab %v, Linux %v: Within %v, want %v", tc.c, tc.lab, tc.linu, got, tc.want)
+		}
+	}
+}
