@@ -85,16 +85,12 @@ func TestKeySetExact(t *testing.T) {
 // else the machine runs: it counts this goroutine's live heap, not time.
 func TestKeySetCompact(t *testing.T) {
 	const n = 1_000_000
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
 	var k KeySet
-	for i := range n {
-		k.Add("run/lat/1KiB/" + strconv.Itoa(i))
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	grew := heapGrowth(func() {
+		for i := range n {
+			k.Add("run/lat/1KiB/" + strconv.Itoa(i))
+		}
+	})
 	t.Logf("%d keys: heap grew %d KB", n, grew>>10)
 	if k.Len() != n {
 		t.Fatalf("Len %d, want %d", k.Len(), n)
@@ -240,16 +236,12 @@ func firstDiff(a, b []string) int {
 // TestKeySetCompact, and 16 MB for the slice).
 func TestStoredCompact(t *testing.T) {
 	const n = 1_000_000
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
 	var s Stored
-	for i := range n {
-		s.Add("run/lat/1KiB/" + strconv.Itoa(i))
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	grew := heapGrowth(func() {
+		for i := range n {
+			s.Add("run/lat/1KiB/" + strconv.Itoa(i))
+		}
+	})
 	t.Logf("%d keys: heap grew %d KB", n, grew>>10)
 	if m, key := s.view(); m != n || key(n-1) != "run/lat/1KiB/"+strconv.Itoa(n-1) {
 		t.Fatalf("view: %d keys, want %d", m, n)
@@ -257,4 +249,16 @@ func TestStoredCompact(t *testing.T) {
 	if grew > 2<<20 {
 		t.Errorf("%d stored keys take %d bytes, want at most 2 MB", n, grew)
 	}
+}
+
+// heapGrowth is how much the live heap grew across fill, between two
+// collections: what fill's data keeps, whatever else the machine runs.
+func heapGrowth(fill func()) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fill()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }
