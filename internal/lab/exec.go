@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +42,30 @@ func (l *Lab) Env(caFile string) []string {
 		env = append(env, "SSL_CERT_FILE="+caFile, "REQUESTS_CA_BUNDLE="+caFile, "NODE_EXTRA_CA_CERTS="+caFile, "CURL_CA_BUNDLE="+caFile)
 	}
 	return env
+}
+
+// awsIdentity are the variables by which an AWS SDK finds an identity other
+// than the keys in AWS_ACCESS_KEY_ID: a session token (which the SDKs send
+// along with the lab's keys), a profile (which boto3 refuses to start
+// without when it is missing here), a role or a container's credentials.
+var awsIdentity = []string{"AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+	"AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+	"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"}
+
+// inherited is the part of environ the program keeps. Where the lab gives
+// the program its own S3 keys, the user's AWS identity stays out: the
+// user's real token has no business reaching the lab, and a profile or
+// role would only make the program's SDK fail or pick other keys. An
+// upstream server's program keeps its whole environment: its keys are its
+// own.
+func (l *Lab) inherited(environ []string) []string {
+	if l.Credentials("s3") == nil {
+		return environ
+	}
+	return slices.DeleteFunc(environ, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(awsIdentity, name)
+	})
 }
 
 // Exec runs argv with the lab's environment added (Env, and the CA
@@ -78,7 +103,7 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 		}
 	}
 	cmd := exec.Command(path, argv[1:]...)
-	cmd.Env = append(append(os.Environ(), l.Env(caFile)...), extra...)
+	cmd.Env = append(append(l.inherited(os.Environ()), l.Env(caFile)...), extra...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := cmd.Start
