@@ -164,3 +164,31 @@ func TestStrategiesDownloadWhatWasStored(t *testing.T) {
 		t.Errorf("%d download rows, want %d", gets, len(specs))
 	}
 }
+
+// TestStepsDeleteWhatTheyStored: the throughput and concurrency steps
+// delete the objects they stored once their reads are done (a batch at a
+// time from what was stored, not a list of every key made at plan time),
+// before the run's final cleanup, and keep an object that was there before.
+func TestStepsDeleteWhatTheyStored(t *testing.T) {
+	t.Parallel()
+	const bucket = "steps-delete"
+	setup := mem.New(bucket, true)
+	ctx := context.Background()
+	kept := "run/tp/1KiB/3" // one of the keys the step writes, there before the run
+	if err := setup.Put(ctx, kept, strings.NewReader("x"), 1); err != nil {
+		t.Fatal(err)
+	}
+	o := Defaults()
+	o.Workloads = []string{Throughput, Concurrency}
+	o.Sizes, o.SizeCount, o.Levels, o.LevelSize = []int64{1 << 10}, 2*cleanupBatch+5, []int{4}, 1<<10
+	s := &Session{Runner: &Runner{NewClient: flakyClients(bucket, []string{"/1"}, 0)}, Setup: setup, Prefix: "run/", Opts: o,
+		Keep: map[string]bool{kept: true}}
+	if _, err := s.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	_ = setup.List(ctx, "run/", func(oi storage.ObjectInfo) error { left = append(left, oi.Key); return nil })
+	if len(left) != 1 || left[0] != kept {
+		t.Errorf("after the steps, before cleanup: %d objects left (%q), want only %s", len(left), left[:min(len(left), 3)], kept)
+	}
+}

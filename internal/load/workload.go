@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -285,12 +286,8 @@ func (s *Session) planThroughput() []action {
 		var stored Stored
 		put.Op, put.Do = "put", s.putInto(size, &stored)
 		get.Op, get.Do = "get", s.get(size)
-		keys := make([]string, n)
-		for i := range keys {
-			keys[i] = key(i)
-		}
 		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, true), step: &get,
-			after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
+			after: func(ctx context.Context) { s.deleteStored(ctx, &stored) }})
 	}
 	return acts
 }
@@ -307,12 +304,8 @@ func (s *Session) planConcurrency() []action {
 		var stored Stored
 		put.Op, put.Do = "put", s.putInto(o.LevelSize, &stored)
 		get.Op, get.Do = "get", s.get(o.LevelSize)
-		keys := make([]string, min(level, n))
-		for i := range keys {
-			keys[i] = key(i)
-		}
 		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, false), step: &get,
-			after: func(ctx context.Context) { s.deleteAll(ctx, keys) }})
+			after: func(ctx context.Context) { s.deleteStored(ctx, &stored) }})
 	}
 	return acts
 }
@@ -402,24 +395,30 @@ func (s *Session) putAll(ctx context.Context, keys []string, size int64, stored 
 	})
 }
 
-// deleteAll removes keys this run wrote, with the setup client; failures are
-// left to the final Cleanup.
-func (s *Session) deleteAll(ctx context.Context, keys []string) {
-	_ = parallel(context.WithoutCancel(ctx), keys, func(ctx context.Context, key string) error {
-		return s.delete(ctx, s.Setup, key)
-	})
+// deleteStored removes what a step stored once its reads are done, with the
+// setup client; failures are left to the final Cleanup.
+func (s *Session) deleteStored(ctx context.Context, stored *Stored) {
+	s.deleteBatched(context.WithoutCancel(ctx), stored.set.All())
 }
 
 // Cleanup deletes every key the run wrote and that is still there. It uses
-// its own bounded context so that it also runs after Ctrl-C. The keys are
-// made and deleted a batch at a time, so that a run of millions of PUTs
-// cleans up without holding them all as strings at once.
+// its own bounded context so that it also runs after Ctrl-C.
 func (s *Session) Cleanup(timeout time.Duration) (deleted int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	deleted, tried, errs := s.deleteBatched(ctx, s.Written.All())
+	if len(errs) > 0 {
+		return deleted, fmt.Errorf("cleanup: %d of %d objects not deleted, first: %w", len(errs), tried, errs[0])
+	}
+	return deleted, nil
+}
+
+// deleteBatched deletes the keys of seq, never one that was there before
+// the run (Keep). The keys are made and deleted a batch at a time, so that
+// a run of millions of PUTs deletes them without holding them all as
+// strings at once.
+func (s *Session) deleteBatched(ctx context.Context, seq iter.Seq[string]) (deleted, tried int, errs []error) {
 	var mu sync.Mutex
-	var errs []error
-	tried := 0
 	del := func(keys []string) {
 		tried += len(keys)
 		_ = parallel(ctx, keys, func(ctx context.Context, key string) error {
@@ -435,7 +434,7 @@ func (s *Session) Cleanup(timeout time.Duration) (deleted int, err error) {
 		})
 	}
 	batch := make([]string, 0, cleanupBatch)
-	for k := range s.Written.All() {
+	for k := range seq {
 		if s.Keep[k] { // there before the run: never ours to delete
 			continue
 		}
@@ -445,10 +444,7 @@ func (s *Session) Cleanup(timeout time.Duration) (deleted int, err error) {
 		}
 	}
 	del(batch)
-	if len(errs) > 0 {
-		return deleted, fmt.Errorf("cleanup: %d of %d objects not deleted, first: %w", len(errs), tried, errs[0])
-	}
-	return deleted, nil
+	return deleted, tried, errs
 }
 
 // cleanupBatch is how many keys Cleanup makes at once.
