@@ -10,6 +10,8 @@ package miniogo
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -96,9 +98,10 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 // Region is the region requests are signed for.
 func (b *Backend) Region() string { return b.region }
 
-// Put implements storage.Backend. Styles: single is one PutObject; auto is
-// minio-go's PutObject (one request up to its part size, parts above);
-// multipart always uploads parts of the part size and completes them.
+// Put implements storage.Backend. Styles: single is one PutObject with its
+// payload signed whole (putSigned); auto is that up to minio-go's part
+// size and minio-go's PutObject (parts) above; multipart always uploads
+// parts of the part size and completes them.
 func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
 	var err error
 	switch b.upload {
@@ -112,12 +115,13 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 		}
 		fallthrough // an empty object has no part to send
 	case storage.UploadSingle:
-		_, err = b.client.PutObject(ctx, b.bucket, key, body, size, minio.PutObjectOptions{DisableMultipart: true, DisableContentSha256: size == 0})
+		err = b.putSigned(ctx, key, body, size)
 	default:
-		// An empty body is sent unsigned: minio-go would stream-sign it
-		// chunked with no Content-Length, which servers other than MinIO
-		// refuse (411).
-		opts := minio.PutObjectOptions{DisableContentSha256: size == 0}
+		if size <= b.singleLimit() {
+			err = b.putSigned(ctx, key, body, size)
+			break
+		}
+		opts := minio.PutObjectOptions{}
 		if b.partSize > 0 {
 			opts.PartSize = uint64(b.partSize)
 		}
@@ -128,6 +132,47 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 		_, err = b.client.PutObject(ctx, b.bucket, key, body, size, opts)
 	}
 	return mapErr("put", key, err)
+}
+
+// singleLimit is the largest size that minio-go's PutObject (upload style
+// auto) sends in one request: the part size asked for, else minio-go's
+// default part size (its minPartSize, 16 MiB).
+func (b *Backend) singleLimit() int64 {
+	if b.partSize > 0 {
+		return b.partSize
+	}
+	return 16 << 20
+}
+
+// putSigned uploads body in one PutObject whose payload is signed whole:
+// its SHA-256 goes in x-amz-content-sha256 and into the SigV4 signature
+// (what aws-sdk-go-v2 sends over plain HTTP). minio-go's own PutObject
+// instead signs a plain-HTTP payload as a stream of 64 KiB chunks
+// (STREAMING-AWS4-HMAC-SHA256-PAYLOAD: a signing key, a SHA-256 and an
+// HMAC per chunk plus a final empty chunk, and a 64 KiB buffer per
+// request), which costs a small object about twice the signing work for
+// the same protection: either way the server refuses a payload that is
+// not the one signed. Over HTTPS minio-go sends UNSIGNED-PAYLOAD and TLS
+// protects the bytes; this signs them there too. The body is read twice
+// (hashed, then sent), as the SDK reads it.
+func (b *Backend) putSigned(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
+	start, err := body.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient, Err: fmt.Errorf("body: %w", err)}
+	}
+	h := sha256.New()
+	if n, err := io.CopyN(h, body, size); err != nil {
+		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient, Err: fmt.Errorf("hashing the body after %d of %d bytes: %w", n, size, err)}
+	}
+	if _, err := body.Seek(start, io.SeekStart); err != nil {
+		return &storage.Error{Op: "put", Key: key, Class: storage.ClassClient, Err: fmt.Errorf("body: %w", err)}
+	}
+	var sum [sha256.Size]byte
+	// DisableContentSha256 only turns off minio-go's streaming signature:
+	// with sha256Hex given, the request carries and signs that digest.
+	_, err = b.core.PutObject(ctx, b.bucket, key, body, size, "", hex.EncodeToString(h.Sum(sum[:0])),
+		minio.PutObjectOptions{DisableContentSha256: true})
+	return err
 }
 
 // putMultipart is S3's multipart upload by hand, so that the part size and
