@@ -83,7 +83,7 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 	if transport == nil {
 		transport = http.DefaultTransport
 	}
-	mo := &minio.Options{Creds: creds, Secure: secure, Transport: transport, Region: region, BucketLookup: lookup}
+	mo := &minio.Options{Creds: creds, Secure: secure, Transport: inlineSmall{transport}, Region: region, BucketLookup: lookup}
 	if o.MaxAttempts > 0 {
 		mo.MaxRetries = o.MaxAttempts
 	}
@@ -331,3 +331,32 @@ func mapErr(op, key string, err error) error {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// maxInline is the largest request body inlineSmall sends from memory:
+// with a request's headers (about 700 bytes for a signed PUT) it fits the
+// 4 KiB write buffer of Go's HTTP/1.1 transport.
+const maxInline = 3 << 10
+
+// inlineSmall reads a small request body into memory before the request
+// goes out. minio-go hands the transport its body behind wrappers that
+// net/http does not know as in-memory, so the transport writes the headers
+// and then the body: two writes, two segments, and a server that wakes for
+// each. An in-memory body of that size goes out with its headers in one
+// write. The bytes on the wire are the same.
+type inlineSmall struct{ next http.RoundTripper }
+
+func (t inlineSmall) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body == nil || req.Body == http.NoBody || req.ContentLength <= 0 || req.ContentLength > maxInline {
+		return t.next.RoundTrip(req)
+	}
+	buf := make([]byte, req.ContentLength)
+	_, err := io.ReadFull(req.Body, buf)
+	req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reading the request body: %w", err)
+	}
+	r := *req // a RoundTripper may consume the body, not change the request
+	r.Body = io.NopCloser(bytes.NewReader(buf))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf)), nil }
+	return t.next.RoundTrip(&r)
+}

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/objbench/objbench/internal/lab"
@@ -211,6 +213,58 @@ func TestSignedPayloadMinIO(t *testing.T) {
 			if err := open(t, bucket, ep, creds, "").Delete(ctx, key); err != nil {
 				t.Error(err)
 			}
+		}
+	}
+}
+
+// countingConn counts the writes made on a connection.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A small PUT goes out in one write, headers and body together (inlineSmall);
+// a larger one still arrives whole.
+func TestSmallPutOneWriteMinIO(t *testing.T) {
+	ep, creds := storagetest.MinIO(t)
+	bucket := testBucket(t, ep, creds)
+	ctx := context.Background()
+	var writes atomic.Int64
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return countingConn{c, &writes}, err
+	}}
+	defer tr.CloseIdleConnections()
+	b, err := New(ctx, storage.Target{Scheme: "s3", Bucket: bucket},
+		storage.Options{Endpoint: ep, Region: "us-east-1", Credentials: creds, HTTPClient: &http.Client{Transport: tr}, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		size      int
+		maxWrites int64
+	}{{1024, 1}, {maxInline, 1}, {64 << 10, 3}} {
+		data := make([]byte, tc.size)
+		_, _ = rand.Read(data)
+		key := fmt.Sprintf("writes/%d", tc.size)
+		writes.Store(0)
+		if err := b.Put(ctx, key, bytes.NewReader(data), int64(tc.size)); err != nil {
+			t.Fatal(err)
+		}
+		if n := writes.Load(); n > tc.maxWrites {
+			t.Errorf("%d B PUT: %d writes, want at most %d", tc.size, n, tc.maxWrites)
+		}
+		var got bytes.Buffer
+		if _, err := b.Get(ctx, key, &got); err != nil || !bytes.Equal(got.Bytes(), data) {
+			t.Errorf("%d B: read back %d bytes, equal %v, err %v", tc.size, got.Len(), bytes.Equal(got.Bytes(), data), err)
+		}
+		if err := b.Delete(ctx, key); err != nil {
+			t.Error(err)
 		}
 	}
 }
