@@ -35,6 +35,9 @@ type Backend struct {
 	upload   storage.UploadStyle
 	partSize int64
 	parts    int
+	// secure is HTTPS, where minio-go sends a payload unsigned (TLS
+	// protects it) and objbench does as it does.
+	secure bool
 }
 
 var _ storage.Backend = (*Backend)(nil)
@@ -92,16 +95,16 @@ func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, er
 		return nil, fmt.Errorf("minio-go: %w", err)
 	}
 	return &Backend{client: client, core: minio.Core{Client: client}, bucket: t.Bucket, region: region,
-		upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency}, nil
+		upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, secure: secure}, nil
 }
 
 // Region is the region requests are signed for.
 func (b *Backend) Region() string { return b.region }
 
-// Put implements storage.Backend. Styles: single is one PutObject with its
-// payload signed whole (putSigned); auto is that up to minio-go's part
-// size and minio-go's PutObject (parts) above; multipart always uploads
-// parts of the part size and completes them.
+// Put implements storage.Backend. Styles: single is one PutObject, its
+// payload signed whole over plain HTTP (putSigned); auto is that up to
+// minio-go's part size and minio-go's PutObject (parts) above; multipart
+// always uploads parts of the part size and completes them.
 func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
 	var err error
 	switch b.upload {
@@ -115,9 +118,13 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 		}
 		fallthrough // an empty object has no part to send
 	case storage.UploadSingle:
-		err = b.putSigned(ctx, key, body, size)
+		if !b.secure {
+			err = b.putSigned(ctx, key, body, size)
+			break
+		}
+		_, err = b.client.PutObject(ctx, b.bucket, key, body, size, minio.PutObjectOptions{DisableMultipart: true})
 	default:
-		if size <= b.singleLimit() {
+		if !b.secure && size <= b.singleLimit() {
 			err = b.putSigned(ctx, key, body, size)
 			break
 		}
@@ -152,9 +159,9 @@ func (b *Backend) singleLimit() int64 {
 // HMAC per chunk plus a final empty chunk, and a 64 KiB buffer per
 // request), which costs a small object about twice the signing work for
 // the same protection: either way the server refuses a payload that is
-// not the one signed. Over HTTPS minio-go sends UNSIGNED-PAYLOAD and TLS
-// protects the bytes; this signs them there too. The body is read twice
-// (hashed, then sent), as the SDK reads it.
+// not the one signed. It is used over plain HTTP only: over HTTPS minio-go
+// sends UNSIGNED-PAYLOAD, TLS protecting the bytes, and so does objbench.
+// The body is read twice (hashed, then sent), as the SDK reads it.
 func (b *Backend) putSigned(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
 	start, err := body.Seek(0, io.SeekCurrent)
 	if err != nil {
