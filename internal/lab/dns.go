@@ -67,11 +67,7 @@ func (d *dnsServer) serve() {
 			if !ok {
 				return
 			}
-			t := time.NewTimer(d.lookup)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-d.stop:
+			if hold(context.Background(), d.stop, d.lookup) != nil {
 				return
 			}
 			_, _ = d.pc.WriteTo(resp, from)

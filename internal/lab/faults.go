@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/netem"
 )
 
 // Faults are per-request probabilities of misbehaviour. They are injected
@@ -108,14 +110,8 @@ func (b *behaviour) wrap(next http.Handler) http.Handler {
 		if !b.paused(r) {
 			return
 		}
-		if b.serviceTime > 0 {
-			t := time.NewTimer(b.serviceTime)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if netem.Sleep(r.Context(), b.serviceTime) != nil {
+			return
 		}
 		if !b.faults.Any() {
 			next.ServeHTTP(w, r)

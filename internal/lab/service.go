@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/nettrace"
 )
 
@@ -84,21 +85,26 @@ func (s *serviceWriter) wait() {
 	if size < 0 {
 		size, _ = strconv.ParseInt(s.Header().Get("Content-Length"), 10, 64)
 	}
-	hold(s.r, s.stopped, s.model.ServiceTime(s.op, size))
+	_ = hold(s.r.Context(), s.stopped, s.model.ServiceTime(s.op, size))
 }
 
-// hold waits d (a service time) unless the request or the lab ends first.
-func hold(r *http.Request, stopped <-chan struct{}, d time.Duration) {
+// hold waits d (a service time, a lookup) unless ctx ends or the lab
+// stops first (an error then), on the wire's precise timer: a held time
+// is as late as a packet's delay, not up to 1 ms later (netem.Sleep).
+func hold(ctx context.Context, stopped <-chan struct{}, d time.Duration) error {
 	if d <= 0 {
-		return
+		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.Context().Done():
-	case <-stopped:
-	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stopped:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return netem.Sleep(ctx, d)
 }
 
 func (s *serviceWriter) WriteHeader(code int) {
@@ -125,7 +131,7 @@ func (s *serviceWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 func withService(api string, model ServiceModel, stop <-chan struct{}, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == pingPath {
-			hold(r, stop, pingHold)
+			_ = hold(r.Context(), stop, pingHold)
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}

@@ -138,8 +138,8 @@ func New(cfg Config) (*Network, error) {
 	}
 	rtt := cfg.Up.Delay + cfg.Down.Delay
 	n := &Network{cfg: cfg, done: make(chan struct{})}
-	n.up = newDirection(cfg.Up, rtt, cfg.MTU)
-	n.down = newDirection(cfg.Down, rtt, cfg.MTU)
+	n.up = newDirection(cfg.Up, rtt, cfg.MTU, true)
+	n.down = newDirection(cfg.Down, rtt, cfg.MTU, true)
 	ce := &endpoint{mtu: uint32(cfg.MTU), out: n.up}
 	se := &endpoint{mtu: uint32(cfg.MTU), out: n.down}
 	n.up.out, n.down.out = se.deliver, ce.deliver

@@ -17,7 +17,8 @@ import (
 // before it by its serialization time (size/rate), and the bytes not yet
 // departed are the queue. It arrives Delay (± Jitter) after departing, never
 // before the packet ahead of it, so arrival times only grow and the packets
-// in flight are a FIFO: one goroutine sleeps until the head is due.
+// in flight are a FIFO: one goroutine sleeps until the head is due, on
+// Sleep's precise timer (Go's own fire up to 1 ms late).
 type direction struct {
 	p     Path
 	queue int // drop-tail limit in bytes
@@ -35,6 +36,7 @@ type direction struct {
 	done       chan struct{}
 	exited     chan struct{}
 	stopOnce   sync.Once
+	precise    *preciseTimer // nil where there is none: Go's timer
 
 	packets, bytes, queueDrops, lossDrops, late atomic.Int64
 	lateBy                                      int64 // ns
@@ -52,10 +54,15 @@ type packet struct {
 	data  buffer.Buffer
 }
 
-func newDirection(p Path, rtt time.Duration, mtu int) *direction {
+// newDirection starts one way of the wire; precise times its deliveries
+// with Sleep's timer rather than Go's.
+func newDirection(p Path, rtt time.Duration, mtu int, precise bool) *direction {
 	d := &direction{p: p, queue: p.Queue, epoch: time.Now(), wake: make(chan struct{}, 1),
 		done: make(chan struct{}), exited: make(chan struct{}), fifo: make([]packet, 256),
 		rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), lateBy: int64(lateBy(rtt))}
+	if precise {
+		d.precise = newPreciseTimer()
+	}
 	if d.queue == 0 && p.Rate > 0 {
 		bdp := int(float64(p.Rate) / 8 * rtt.Seconds())
 		// A floor of 256 packets: on a short path the stacks' own CPU time
@@ -120,6 +127,7 @@ func (d *direction) run() {
 	defer close(d.exited)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	precise := d.precise
 	var due []packet
 	for {
 		d.mu.Lock()
@@ -142,6 +150,20 @@ func (d *direction) run() {
 			due[i] = packet{}
 		}
 		due = due[:0]
+		if next >= 0 && precise != nil {
+			// A packet sent meanwhile arrives after the head (arrival times
+			// only grow), so the wait for the head need not watch for it.
+			if precise.wait(time.Duration(next - d.now())) {
+				continue
+			}
+			select {
+			case <-d.done:
+				d.drain()
+				return
+			default:
+				precise = nil // the timer failed: Go's from now on
+			}
+		}
 		if next >= 0 {
 			timer.Reset(time.Duration(next - d.now()))
 			select {
@@ -183,8 +205,16 @@ func (d *direction) drain() {
 }
 
 func (d *direction) stop() {
-	d.stopOnce.Do(func() { close(d.done) })
+	d.stopOnce.Do(func() {
+		close(d.done)
+		if d.precise != nil {
+			d.precise.interrupt()
+		}
+	})
 	<-d.exited
+	if d.precise != nil {
+		d.precise.close()
+	}
 }
 
 func (d *direction) stats() Stats {
