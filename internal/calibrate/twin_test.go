@@ -64,23 +64,34 @@ const (
 // TestTwinEndToEnd builds a "real" target (MinIO behind the lab's wire at
 // a round trip with jitter and a rate, TLS 1.3, and a service time the
 // lab has no shape for), calibrates from it, starts its twin from the
-// profile file alone, and runs one workload on both: TTFB p50 and p99
-// within ±10% per operation, the two distributions within a two-sample KS
-// distance of 0.1, one stream's GET throughput by size within ±15%; then
-// the Go client example under explain on both: the same requests,
-// connections and round trips per object, the wall time within ±15%. Each
-// bound widens to the target's own spread run to run where that is wider
-// (see below). About 4 minutes on 2 quiet cores, 6 on a loaded machine.
+// profile file alone, and runs one workload on both, alternating between
+// them in rounds: TTFB p50 and p99 within ±10% per operation, the two
+// distributions within a two-sample KS distance of 0.1, one stream's GET
+// throughput by size within ±15%; then the Go client example under
+// explain on both: the same requests and connections, round trips per
+// object within half a round trip, the wall time within ±15%. These are
+// the bounds, asserted as they are. The target's own spread is
+// logged beside each figure: its even rounds against its odd ones, the
+// profile (its calibration) against its workload a minute later, and
+// explain run on it twice. Measured on this machine (2026-11-25): quiet,
+// the target against itself was KS 0.03-0.04, p50 0.1-0.7%, p99 0-0.8%,
+// and its profile against its workload KS 0.03-0.09; with another
+// process taking 70% of a core, KS 0.03-0.08, p99 up to 38% (put) and
+// its profile against its workload up to KS 0.12 (a 1 ms shift) and
+// p99 up to +58% (the calibration's own slow requests in the profile's
+// tail); explain's wall time moved 3-9% between two runs. About 5
+// minutes on 2 quiet cores.
 func TestTwinEndToEnd(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: run without -race (scripts/test's timing step)")
 	}
-	// Not in CI: it takes nearly 4 minutes, and on a 2-core machine loaded
-	// by other work the target itself moves 1-2 ms at the median between
-	// its calibration and the workload a minute later, where a KS distance
-	// of 0.1 is a 1 ms shift of these distributions. Run it by hand.
+	// Not in CI: it takes 5 minutes, and on a 2-core machine loaded by
+	// other work the target itself moves up to 1 ms at the median between
+	// its calibration and the workload a minute later (a KS distance of
+	// 0.1 for these distributions), and the slow requests of a busy
+	// calibration stay in the profile's tail (see above). Run it by hand.
 	if os.Getenv("OBJBENCH_TWIN_E2E") == "" {
-		t.Skip("about 4 minutes; set OBJBENCH_TWIN_E2E=1 to run it")
+		t.Skip("about 5 minutes; set OBJBENCH_TWIN_E2E=1 to run it")
 	}
 	endpoint, creds := storagetest.MinIO(t)
 	// The upstream's credentials are the client's own (its provider's chain).
@@ -98,7 +109,7 @@ func TestTwinEndToEnd(t *testing.T) {
 	realEnv := openLab(ctx, t, realCfg)
 
 	start := time.Now()
-	calOpts := Options{Samples: 400, Workers: 4, ServiceSizes: []int64{1 << 10}, Budget: 3 * time.Minute}
+	calOpts := Options{Samples: n, Workers: workers, ServiceSizes: []int64{1 << 10}, Budget: 3 * time.Minute}
 	m, err := Run(ctx, realEnv, calOpts)
 	if err != nil {
 		t.Fatal(err)
@@ -124,30 +135,19 @@ func TestTwinEndToEnd(t *testing.T) {
 	twinEnv := openLab(ctx, t, twinCfg)
 
 	// The same workload on both.
-	const n = 400
 	ttfb, tp := workload(ctx, t, []*target.Env{realEnv, twinEnv}, n)
 	realTTFB, twinTTFB, realTP, twinTP := ttfb[0], ttfb[1], tp[0], tp[1]
 	t.Logf("the twin takes %s, its own time per exchange, out of each service time", twinEnv.Lab.OwnExchangeTime())
-	// The reference's own spread run to run: the target calibrated again,
-	// after the workload. On a quiet machine it agrees with the first
-	// calibration and the bounds decide; on one loaded by other
-	// work (a shared MinIO, other tests), the twin must be as close to the
-	// target as the target is to itself: the tolerance of each figure is
-	// the bound or the target's own drift between the two
-	// calibrations (and between its even and odd rounds in the workload,
-	// each half the samples, so √2 wider than two full runs), whichever is
-	// wider. Both are logged.
-	m2, err := Run(ctx, realEnv, calOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the target calibrated again: rtt %.2f ms, jitter %.2f ms, plateau %.1f MB/s; load average %s",
-		m2.Network.RTTms, m2.Network.JitterMs, m2.Network.PlateauMBps, loadAvg())
-	// The issue's own bounds, whatever the tolerance: which hold, which not.
+	// The bounds are asserted as they are. The target's own spread
+	// run to run is logged beside each figure: its even rounds against its
+	// odd ones (half the requests each, so √2 wider than two whole runs),
+	// and the profile's warm first byte (the round trip plus the service
+	// draws) against the target's workload a minute later.
 	var missed []string
 	strict := func(what string, diff, bound float64) {
 		if diff > bound {
 			missed = append(missed, fmt.Sprintf("%s %.3g > %.3g", what, diff, bound))
+			t.Errorf("%s: %.3g, more than the issue's %.3g", what, diff, bound)
 		}
 	}
 	defer func() {
@@ -156,37 +156,25 @@ func TestTwinEndToEnd(t *testing.T) {
 	for _, op := range ops {
 		a, b := realTTFB[op], twinTTFB[op]
 		a1, a2 := halves(a)
-		d1, d2 := warmDraws(m, op), warmDraws(m2, op)
-		ksDrift := stats.KSDistance(d1, d2)
-		ksTol := max(0.1, stats.KSDistance(a1, a2)/math.Sqrt2, ksDrift)
+		drawn := warmDraws(m, op)
+		ksSelf, ksDrift := stats.KSDistance(a1, a2)/math.Sqrt2, stats.KSDistance(drawn, a)
 		ks := stats.KSDistance(a, b)
 		slices.Sort(a)
 		slices.Sort(b)
 		for _, q := range []float64{0.5, 0.99} {
 			x, y := lab.Quantile(a, q), lab.Quantile(b, q)
-			drift := relDiff(quantile(d1, q), quantile(d2, q))
-			tol := max(0.10, relDiff(quantile(a1, q), quantile(a2, q))/math.Sqrt2, drift)
-			t.Logf("%-6s TTFB p%-2.0f target %6.2f ms  twin %6.2f ms  (%+5.1f%%; the target's drift %.0f%%, allowed ±%.0f%%)",
-				op, q*100, x, y, (y/x-1)*100, drift*100, tol*100)
-			strict(fmt.Sprintf("%s p%.0f", op, q*100), relDiff(x, y), 0.10)
-			if relDiff(x, y) > tol {
-				t.Errorf("%s TTFB p%.0f: twin %.2f ms, target %.2f ms: more than %.0f%% apart", op, q*100, y, x, tol*100)
-			}
+			self := relDiff(quantile(a1, q), quantile(a2, q)) / math.Sqrt2
+			t.Logf("%-6s TTFB p%-2.0f target %6.2f ms  twin %6.2f ms  (%+5.1f%%; the target against itself %.1f%%, the profile %.2f ms)",
+				op, q*100, x, y, (y/x-1)*100, self*100, quantile(drawn, q))
+			strict(fmt.Sprintf("%s TTFB p%.0f", op, q*100), relDiff(x, y), 0.10)
 		}
-		t.Logf("%-6s KS distance %.3f (the target's drift %.3f, allowed %.3f)", op, ks, ksDrift, ksTol)
-		strict(op+" KS", ks, 0.1)
-		if ks > ksTol {
-			t.Errorf("%s TTFB distributions: KS distance %.3f > %.3f", op, ks, ksTol)
-		}
+		t.Logf("%-6s KS distance %.3f (the target against itself %.3f, the profile against the target %.3f)", op, ks, ksSelf, ksDrift)
+		strict(op+" KS distance", ks, 0.1)
 	}
 	for _, size := range tpSizes {
 		x, y := realTP[size], twinTP[size]
-		tol := max(0.15, relDiff(rate(m, size), rate(m2, size)))
-		t.Logf("GET %8d B one stream: target %7.2f MB/s  twin %7.2f MB/s  (%+5.1f%%, allowed ±%.0f%%)", size, x, y, (y/x-1)*100, tol*100)
-		strict(fmt.Sprintf("GET %d B rate", size), relDiff(x, y), 0.15)
-		if relDiff(x, y) > tol {
-			t.Errorf("GET %d B throughput: twin %.2f MB/s, target %.2f MB/s: more than %.0f%% apart", size, y, x, tol*100)
-		}
+		t.Logf("GET %8d B one stream: target %7.2f MB/s  twin %7.2f MB/s  (%+5.1f%%; the profile %.2f)", size, x, y, (y/x-1)*100, rate(m, size))
+		strict(fmt.Sprintf("GET %d B one stream's rate", size), relDiff(x, y), 0.15)
 	}
 	t.Logf("load average after the workload: %s", loadAvg())
 
@@ -208,16 +196,11 @@ func TestTwinEndToEnd(t *testing.T) {
 	dt2 := explainOn(ctx, t, realCfg, argv, bucket) // the target's own spread run to run
 	t.Logf("explain: target %.2f and %.2f round trips/object, %.2f and %.2f s; twin %.2f round trips/object, %.2f s",
 		dt.RoundTripsPerObject, dt2.RoundTripsPerObject, dt.WallS, dt2.WallS, dw.RoundTripsPerObject, dw.WallS)
-	if rtTol := max(0.5, math.Abs(dt.RoundTripsPerObject-dt2.RoundTripsPerObject)); math.Abs(dt.RoundTripsPerObject-dw.RoundTripsPerObject) > rtTol ||
-		dt.Connections != dw.Connections || dt.Requests != dw.Requests {
-		t.Errorf("explain round trips: target %.2f per object (%d requests, %d connections), twin %.2f (%d, %d)",
-			dt.RoundTripsPerObject, dt.Requests, dt.Connections, dw.RoundTripsPerObject, dw.Requests, dw.Connections)
+	if dt.Connections != dw.Connections || dt.Requests != dw.Requests {
+		t.Errorf("explain: target %d requests on %d connections, twin %d on %d", dt.Requests, dt.Connections, dw.Requests, dw.Connections)
 	}
 	strict("explain wall", relDiff(dt.WallS, dw.WallS), 0.15)
 	strict("explain round trips/object", math.Abs(dt.RoundTripsPerObject-dw.RoundTripsPerObject), 0.5)
-	if tol := max(0.15, relDiff(dt.WallS, dt2.WallS)); relDiff(dt.WallS, dw.WallS) > tol {
-		t.Errorf("explain wall time: twin %.2f s, target %.2f s: more than %.0f%% apart", dw.WallS, dt.WallS, tol*100)
-	}
 }
 
 // warmDraws is a profile's warm first byte for op (round trip plus
@@ -265,7 +248,13 @@ func openLab(ctx context.Context, t *testing.T, cfg lab.Config) *target.Env {
 
 // The workload's connections per target, and its rounds (alternating
 // between the targets).
-const workers, rounds = 4, 10
+// n is the requests of each operation on each side (and calibration's
+// per class): the sampling noise alone of a two-sample KS distance between
+// like distributions is 0.87/√(n/2) on average, and the twin's profile
+// is itself a sample of n; at 400 the three made 0.075 on average and
+// passed 0.1 in about one operation of five (0.04-0.12 measured), at
+// 1000 they make 0.048 and pass 0.1 once in some 400 operations.
+const workers, rounds, n = 4, 10, 1000
 
 var (
 	ops     = []string{"get", "head", "list", "put", "delete"}
@@ -334,7 +323,8 @@ func workload(ctx context.Context, t *testing.T, envs []*target.Env, n int) ([]m
 									_, err := c.Backend.Head(ctx, small)
 									return err
 								case "list":
-									return c.Backend.List(ctx, env.Prefix+"w/big-", func(storage.ObjectInfo) error { return nil })
+									// Four keys, as calibration lists.
+									return c.Backend.List(ctx, env.Prefix+"w/", func(storage.ObjectInfo) error { return nil })
 								case "put":
 									return c.Backend.Put(ctx, key, bytes.NewReader(make([]byte, 1024)), 1024)
 								}

@@ -149,8 +149,9 @@ func withService(api string, model ServiceModel, stop <-chan struct{}, next http
 // pingPath answers after pingHold, a known service time held as every
 // draw is: the twin measures its own time per exchange on it (see
 // compensated), the timer's own lateness included. Measured on a twin at
-// 20 ms on a loaded machine: a 10 ms hold made the first byte 0.8-0.9 ms
-// later than 10 ms more than an answer at once did.
+// 20 ms on a loaded machine, when holds were Go's timers: a 10 ms hold
+// made the first byte 0.8-0.9 ms later than 10 ms more than an answer at
+// once did (netem.Sleep's timer is 0.08 ms late at the median).
 const (
 	pingPath = "/.objbench/ping"
 	pingHold = 10 * time.Millisecond
@@ -201,7 +202,10 @@ func (l *Lab) ownExchangeTime(ctx context.Context, api string) (time.Duration, e
 // time was 1.5 ms at its lower quartile (what was taken out before),
 // 1.9 ms at its median and 3.3 ms at its 90th percentile, the same for
 // GET, HEAD, LIST, PUT and DELETE on one warm connection or four, and
-// the twin's first bytes came out 1.0-1.7 ms late.
+// the twin's first bytes came out 1.0-1.7 ms late. Most of it was Go's
+// timers, three per exchange (the request's packets, the service time,
+// the response's), each up to 1 ms late: on netem.Sleep's timer the own
+// time is 0.3-0.7 ms (TestTwinTakesItsOwnTimeOut, TestTwinEndToEnd).
 func trimmedMean(waits []time.Duration) time.Duration {
 	slices.Sort(waits)
 	keep := waits[:len(waits)-len(waits)/10]
