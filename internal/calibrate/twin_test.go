@@ -76,11 +76,11 @@ const (
 // explain run on it twice. Measured on this machine (2026-11-25): quiet,
 // the target against itself was KS 0.03-0.04, p50 0.1-0.7%, p99 0-0.8%,
 // and its profile against its workload KS 0.03-0.09; with another
-// process taking 70% of a core, KS 0.03-0.08, p99 up to 38% (put) and
-// its profile against its workload up to KS 0.12 (a 1 ms shift) and
-// p99 up to +58% (the calibration's own slow requests in the profile's
-// tail); explain's wall time moved 3-9% between two runs. About 5
-// minutes on 2 quiet cores.
+// process taking 70% of a core (load average 5-8), KS 0.03-0.08, p99 up
+// to 38% (put), and its profile against its workload up to KS 0.16 (a
+// 1.5 ms shift) and p99 up to +58% (the calibration's own slow requests
+// in the profile's tail); explain's wall time moved 3-9% between two
+// runs. About 5 minutes on 2 quiet cores.
 func TestTwinEndToEnd(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: run without -race (scripts/test's timing step)")
