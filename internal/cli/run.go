@@ -15,6 +15,7 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -108,11 +109,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	f.open.AddTo(doc.Options)
 	f.shards.addTo(doc.Options, spec)
-	keep := f.keep
-	if f.noSave {
-		keep = 0
-	}
-	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, keep)
+	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, f.keep)
 	progress := report.NewProgress(stderr, f.out.statusOn(stdout))
 	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
@@ -132,19 +129,19 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 			rec.Add(res)
 		},
 	}
+	defer stats.HoldGCBudget()() // the steps' budget, until the run is saved
 	_, runErr := sess.Run(ctx)
 	progress.Done()
-	interrupted := ctx.Err() != nil
+	doc.Interrupted = ctx.Err() != nil
 	if _, cerr := sess.Cleanup(2*time.Minute + f.Timeout); cerr != nil {
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.DurationS = time.Since(started).Seconds()
-	doc.Interrupted = interrupted
-	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, interrupted)
+	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, doc.Interrupted)
 	for _, w := range append(analysis.RateWarnings(doc), warnings...) {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))
 	}
-	if runErr != nil && !interrupted {
+	if runErr != nil && !doc.Interrupted {
 		if len(doc.Results) == 0 {
 			return runErr
 		}

@@ -54,6 +54,9 @@ func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.keep < 0 {
 		return nil, usagef("--keep-samples must not be negative")
 	}
+	if sf.noSave {
+		sf.keep = 0 // nothing is stored: no sample is kept
+	}
 	if err := report.CheckPath(sf.report); err != nil {
 		return nil, usageError{err}
 	}

@@ -128,8 +128,11 @@ type StepResult struct {
 	// StartLags is the distribution of actual send - intended start: the
 	// pacer's own timing error, plus any wait for a free worker.
 	StartLags stats.Dist
-	// Series is the step's results per interval (Runner.Interval).
-	Series []stats.Interval
+	// Series is the step's results per interval: SeriesInterval long, the
+	// Runner's Interval doubled as often as the step outlasted
+	// stats.MaxIntervals of them (0: one interval, the whole step).
+	Series         []stats.Interval
+	SeriesInterval time.Duration
 	// Parts are a mixed step's results, one per op, each with its own
 	// histograms and series (the mixed step itself then holds none).
 	Parts []*StepResult

@@ -8,17 +8,18 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 )
 
-// seriesOf collects a step's intervals per op while it runs.
+// seriesOf collects a step's intervals per op while it runs, each op's
+// bounded (stats.Series: past stats.MaxIntervals, intervals merge pairwise).
 type seriesOf struct {
 	mu   sync.Mutex
-	byOp map[string][]stats.Interval
+	byOp map[string]*stats.Series
 }
 
 // startSeries drains the shards' interval recorders every r.Interval (and
 // once at the end), so that the intervals add up to the step exactly.
 func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, inflight, peak *atomic.Int64,
 	conns func() int64) (stop func(), out *seriesOf) {
-	out = &seriesOf{byOp: map[string][]stats.Interval{}}
+	out = &seriesOf{byOp: map[string]*stats.Series{}}
 	var last time.Duration
 	var lastConns int64
 	tick := func(final bool) {
@@ -29,7 +30,7 @@ func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, infligh
 		for _, op := range opNames(shards, st.Op) {
 			iv := stats.Drain(op, last, now, intervalRecorders(shards, op))
 			iv.InFlight, iv.NewConns = p, c-lastConns
-			if final && iv.Count+iv.Errors+iv.Late+iv.Dropped == 0 && len(out.byOp[op]) > 0 {
+			if final && iv.Count+iv.Errors+iv.Late+iv.Dropped == 0 && out.byOp[op] != nil {
 				continue // the step ended at an interval's end: nothing left over
 			}
 			ivs = append(ivs, iv)
@@ -37,7 +38,12 @@ func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, infligh
 		last, lastConns = now, c
 		out.mu.Lock()
 		for _, iv := range ivs {
-			out.byOp[iv.Op] = append(out.byOp[iv.Op], iv)
+			s := out.byOp[iv.Op]
+			if s == nil {
+				s = stats.NewSeries(0)
+				out.byOp[iv.Op] = s
+			}
+			_ = s.Add(iv) // merges only encodings Drain made: cannot fail
 		}
 		out.mu.Unlock()
 		if r.OnInterval != nil && len(ivs) > 0 {
@@ -87,7 +93,9 @@ func (r *Runner) results(st *Step, shards []*shard, series *seriesOf, wall time.
 			}
 		}
 		series.mu.Lock()
-		res.Series = series.byOp[op]
+		if s := series.byOp[op]; s != nil {
+			res.Series, res.SeriesInterval = s.Intervals(), time.Duration(s.Ticks())*r.Interval
+		}
 		series.mu.Unlock()
 		if b, err := stats.EncodeSeries(res.Series); err == nil && len(res.Series) > 0 {
 			hists[stats.SeriesMetric] = b

@@ -58,12 +58,16 @@ const (
 	gcHeadroom = 16 << 20
 )
 
-// budget counts the measurements under way, so that overlapping ones set
-// the budget once and the last to end restores what was there.
-var budget struct {
+// budget counts the measurements under way and the holds (HoldGCBudget),
+// so that overlapping measurements set the budget once, and the last of
+// them to end, or the last hold to be released after it, restores what was
+// there.
+var budget budgetState
+
+type budgetState struct {
 	sync.Mutex
-	n       int
-	restore func()
+	n, holds int
+	restore  func()
 }
 
 // GCBudget sets the collector's budget for a measurement that keeps up to
@@ -72,7 +76,8 @@ var budget struct {
 // the embedded lab, other measurements under way, as in a test binary or
 // serve) and the step's samples, packed. The budget is recorded in the
 // returned GC, whose counters Since fills at the end of the step; done
-// puts back what was there once no measurement is under way.
+// puts back what was there once no measurement is under way and nothing
+// holds the budget (HoldGCBudget).
 func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		gc.SetBy = "user"
@@ -89,8 +94,12 @@ func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 	budget.Lock()
 	defer budget.Unlock()
 	if budget.n == 0 {
+		// The first measurement under way: its budget, over any that a
+		// hold kept from an earlier one.
 		prevPercent, prevLimit := debug.SetGCPercent(percent), debug.SetMemoryLimit(limit)
-		budget.restore = func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }
+		if budget.restore == nil {
+			budget.restore = func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) }
+		}
 	} else {
 		// Measurements at once: the lower GOGC and the higher limit of theirs.
 		if p := debug.SetGCPercent(percent); p < percent {
@@ -108,10 +117,41 @@ func GCBudget(getenv func(string) string, keep int) (gc GC, done func()) {
 		once.Do(func() {
 			budget.Lock()
 			defer budget.Unlock()
-			if budget.n--; budget.n == 0 {
-				budget.restore()
-			}
+			budget.n--
+			budget.restoreIfFree()
 		})
+	}
+}
+
+// HoldGCBudget keeps the budget of the measurements that end while it is
+// held in force until release is called: a command holds it from its first
+// step until its results are saved, since what it holds then (the kept
+// samples, the series, the document and their encodings) is at its
+// largest. Without the hold, Go's default (GOGC 100, no limit) let the heap
+// double after a 10,000,000-request open-loop step: 147 MB resident at
+// the end against 87 MB during it. It changes nothing when GOGC or
+// GOMEMLIMIT is set (GCBudget then sets nothing).
+func HoldGCBudget() (release func()) {
+	budget.Lock()
+	budget.holds++
+	budget.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			budget.Lock()
+			defer budget.Unlock()
+			budget.holds--
+			budget.restoreIfFree()
+		})
+	}
+}
+
+// restoreIfFree puts back what was there before the budget once no
+// measurement is under way and nothing holds it; budget is locked.
+func (b *budgetState) restoreIfFree() {
+	if b.n == 0 && b.holds == 0 && b.restore != nil {
+		b.restore()
+		b.restore = nil
 	}
 }
 

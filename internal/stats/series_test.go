@@ -1,0 +1,110 @@
+package stats
+
+import (
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/nettrace"
+)
+
+// TestSeriesBounded: a series of many ticks keeps at most its cap of
+// intervals, all of one length (the last one may be shorter), covering the
+// whole step, and its counts and histograms add up to the ticks' exactly.
+func TestSeriesBounded(t *testing.T) {
+	tests := []struct {
+		name                 string
+		max, ticks           int
+		wantLen, wantPerTick int
+	}{
+		{"under the cap", 8, 8, 8, 1},
+		{"one past the cap", 8, 9, 5, 2},
+		{"twice the cap and one", 8, 17, 5, 4},
+		{"odd cap, rounded up", 7, 9, 5, 2},
+		{"4000 ticks, the default cap", 0, 4000, 500, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSeries(tt.max)
+			var ticks []Interval
+			w := NewIntervalRecorder()
+			for i := range tt.ticks {
+				for j := range i%5 + 1 {
+					w.Add(sampleOf(time.Millisecond, time.Duration(i+j+1)*time.Millisecond))
+				}
+				if i%7 == 0 {
+					w.Add(&nettrace.Sample{Err: "x", ErrClass: "timeout"})
+					w.Late()
+				}
+				iv := Drain("get", time.Duration(i)*time.Second, time.Duration(i+1)*time.Second, []*IntervalRecorder{w})
+				iv.InFlight, iv.NewConns = int64(i%9), 1
+				ticks = append(ticks, iv)
+				if err := s.Add(iv); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := s.Intervals()
+			if len(got) != tt.wantLen || s.Ticks() != tt.wantPerTick {
+				t.Fatalf("%d ticks: %d intervals of %d ticks, want %d of %d", tt.ticks, len(got), s.Ticks(), tt.wantLen, tt.wantPerTick)
+			}
+			var count, errs, late, conns, inflight, bytes int64
+			for i, iv := range got {
+				if iv.StartS != float64(i*s.Ticks()) || (i < len(got)-1 && iv.EndS != float64((i+1)*s.Ticks())) {
+					t.Errorf("interval %d: [%g, %g), want [%d, %d)", i, iv.StartS, iv.EndS, i*s.Ticks(), (i+1)*s.Ticks())
+				}
+				count, errs, late, conns, bytes = count+iv.Count, errs+iv.Errors, late+iv.Late, conns+iv.NewConns, bytes+iv.Bytes
+				inflight = max(inflight, iv.InFlight)
+				if iv.Errors != iv.ErrorsByClass["timeout"] {
+					t.Errorf("interval %d: %d errors, %v by class", i, iv.Errors, iv.ErrorsByClass)
+				}
+			}
+			if last := got[len(got)-1].EndS; last != float64(tt.ticks) {
+				t.Errorf("the series ends at %g, want %d", last, tt.ticks)
+			}
+			var want Interval
+			for _, iv := range ticks {
+				want.Count, want.Errors, want.Late = want.Count+iv.Count, want.Errors+iv.Errors, want.Late+iv.Late
+				want.NewConns, want.Bytes, want.InFlight = want.NewConns+iv.NewConns, want.Bytes+iv.Bytes, max(want.InFlight, iv.InFlight)
+			}
+			if count != want.Count || errs != want.Errors || late != want.Late || conns != want.NewConns || bytes != want.Bytes ||
+				inflight != want.InFlight {
+				t.Errorf("sums: count %d errors %d late %d conns %d bytes %d in flight %d, want %+v", count, errs, late, conns, bytes,
+					inflight, want)
+			}
+			for _, metric := range []string{"ttfb", "total"} {
+				a, err := SumSeries(got, metric)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := SumSeries(ticks, metric)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !a.Equal(b) {
+					t.Errorf("%s: the kept intervals' histograms do not add up to the ticks'", metric)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSeriesAdd: the cost of one tick once the series merges (a
+// decode of two histograms and an encode per metric), with 2,500
+// operations a tick.
+func BenchmarkSeriesAdd(b *testing.B) {
+	w := NewIntervalRecorder()
+	for i := range 2500 {
+		w.Add(sampleOf(time.Millisecond, time.Duration(1000+i*37%9000)*time.Microsecond))
+	}
+	iv := Drain("get", 0, time.Second, []*IntervalRecorder{w})
+	s := NewSeries(2)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = s.Add(iv)
+	}
+}
+
+// sampleOf is a successful 10-byte operation of the given TTFB and total.
+func sampleOf(ttfb, total time.Duration) *nettrace.Sample {
+	start := time.Unix(0, 0)
+	return &nettrace.Sample{Start: start, FirstByte: start.Add(ttfb), End: start.Add(total), Bytes: 10}
+}
