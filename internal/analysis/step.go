@@ -11,6 +11,7 @@ import (
 func StepResult(res *load.StepResult, strategy string, open *load.OpenSettings) document.Result {
 	r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 		res.Step.Concurrency, strategy, res.Wall, res.Summary)
+	r.SeriesIntervalS = res.SeriesInterval.Seconds()
 	OpenLoopInto(&r, res, open)
 	return r
 }

@@ -105,3 +105,44 @@ func TestGCSince(t *testing.T) {
 		t.Errorf("3 forced collections: %+v", gc)
 	}
 }
+
+// TestHoldGCBudget: a hold keeps the budget of the measurements that ended
+// in force (a command saving its results) until it is released; a step
+// under the hold sets its own budget, and the release puts back what was
+// there before the first. Without a budget (the user's GOGC) it holds
+// nothing. Not parallel: the collector's settings are the process's.
+func TestHoldGCBudget(t *testing.T) {
+	prevPercent, prevLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(prevPercent); debug.SetMemoryLimit(prevLimit) })
+	none := func(string) string { return "" }
+	inForce := func() (int, int64) {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p, debug.SetMemoryLimit(-1)
+	}
+	release := HoldGCBudget()
+	a, doneA := GCBudget(none, 0)
+	doneA()
+	if p, l := inForce(); p != a.Percent || l != a.LimitBytes {
+		t.Errorf("a step ended under a hold: GOGC %d, limit %d, want its budget %+v", p, l, a)
+	}
+	b, doneB := GCBudget(none, 1_000_000)
+	if p, l := inForce(); p != b.Percent || l != b.LimitBytes {
+		t.Errorf("the next step under the hold: GOGC %d, limit %d, want its own budget %+v", p, l, b)
+	}
+	doneB()
+	release()
+	release() // twice: no effect
+	if p, l := inForce(); p != 100 || l != math.MaxInt64 {
+		t.Errorf("released: GOGC %d, limit %d, want 100 and none", p, l)
+	}
+	// A hold released with no step under it, and a user's GOGC: nothing changes.
+	HoldGCBudget()()
+	release = HoldGCBudget()
+	_, done := GCBudget(func(k string) string { return map[string]string{"GOGC": "200"}[k] }, 0)
+	done()
+	release()
+	if p, l := inForce(); p != 100 || l != math.MaxInt64 {
+		t.Errorf("user's GOGC under a hold: GOGC %d, limit %d, want 100 and none", p, l)
+	}
+}

@@ -20,7 +20,7 @@ func TestSeriesBounded(t *testing.T) {
 		{"one past the cap", 8, 9, 5, 2},
 		{"twice the cap and one", 8, 17, 5, 4},
 		{"odd cap, rounded up", 7, 9, 5, 2},
-		{"4000 ticks, the default cap", 0, 4000, 500, 8},
+		{"the default cap", 0, MaxIntervals + 1, MaxIntervals/2 + 1, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
