@@ -184,6 +184,58 @@ func TestIntervalsAddUpToStep(t *testing.T) {
 	}
 }
 
+// A step planned to outlast half of stats.MaxIntervals intervals keeps
+// intervals of as many ticks as fit it there (the series' memory is
+// bounded), says so (SeriesInterval), and still covers the whole step: the
+// intervals follow one another and add up to it.
+func TestLongStepSeriesBounded(t *testing.T) {
+	t.Parallel()
+	r := &Runner{NewClient: memClients("long-series"), Interval: 2 * time.Millisecond}
+	st := &Step{Op: "get", Concurrency: 2, Requests: 600, Key: func(i int) string { return fmt.Sprint(i) },
+		Pacer: &OpenLoop{Profile: RateProfile{Rates: []float64{1000}}}, // 600 ms planned: 300 ticks
+		Do:    func(ctx context.Context, b storage.Backend, key string) error { return nil }}
+	if got := planned(st); got != 600*time.Millisecond {
+		t.Fatalf("planned %s, want 600ms", got)
+	}
+	res, err := r.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SeriesInterval != 4*time.Millisecond || len(res.Series) > stats.MaxIntervals/2+2 || len(res.Series) < 100 {
+		t.Fatalf("%d intervals of %s, want about 150 of 4ms", len(res.Series), res.SeriesInterval)
+	}
+	var count int64
+	for i, iv := range res.Series {
+		count += iv.Count
+		if i > 0 && iv.StartS != res.Series[i-1].EndS {
+			t.Errorf("interval %d starts at %gs, the one before ends at %gs", i, iv.StartS, res.Series[i-1].EndS)
+		}
+	}
+	if count != res.Summary.Count || count != 600 {
+		t.Errorf("intervals count %d, step %d, want 600", count, res.Summary.Count)
+	}
+}
+
+// planned: the step's duration, or the time its last open-loop operation
+// is due, whichever is first; unknown in a closed loop bounded by count.
+func TestPlanned(t *testing.T) {
+	open := &OpenLoop{Profile: RateProfile{Rates: []float64{100}}}
+	for _, tt := range []struct {
+		name string
+		st   Step
+		want time.Duration
+	}{
+		{"closed loop, a count", Step{Requests: 1000}, 0},
+		{"closed loop, a duration", Step{Requests: 1000, Duration: time.Minute}, time.Minute},
+		{"open loop, a count", Step{Requests: 1000, Pacer: open}, 10 * time.Second},
+		{"open loop, a shorter duration", Step{Requests: 1000, Duration: 5 * time.Second, Pacer: open}, 5 * time.Second},
+	} {
+		if got := planned(&tt.st); got != tt.want {
+			t.Errorf("%s: planned %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
 func testMix(t *testing.T, mix, dist string, keys int) *Mix {
 	t.Helper()
 	ops, err := ParseMix(mix)

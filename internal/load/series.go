@@ -20,6 +20,10 @@ type seriesOf struct {
 func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, inflight, peak *atomic.Int64,
 	conns func() int64) (stop func(), out *seriesOf) {
 	out = &seriesOf{byOp: map[string]*stats.Series{}}
+	ticks := 1 // per interval kept: as many as fit the planned step in half of stats.MaxIntervals
+	if r.Interval > 0 {
+		ticks = stats.TicksFor(float64(planned(st)) / float64(r.Interval))
+	}
 	var last time.Duration
 	var lastConns int64
 	tick := func(final bool) {
@@ -27,25 +31,23 @@ func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, infligh
 		p := peak.Swap(inflight.Load())
 		c := conns()
 		var ivs []stats.Interval
+		out.mu.Lock()
 		for _, op := range opNames(shards, st.Op) {
-			iv := stats.Drain(op, last, now, intervalRecorders(shards, op))
+			s := out.byOp[op]
+			if s == nil {
+				s = stats.NewSeries(0, ticks)
+				out.byOp[op] = s
+			}
+			iv := s.Drain(op, last, now, intervalRecorders(shards, op))
 			iv.InFlight, iv.NewConns = p, c-lastConns
-			if final && iv.Count+iv.Errors+iv.Late+iv.Dropped == 0 && out.byOp[op] != nil {
+			if final && iv.Count+iv.Errors+iv.Late+iv.Dropped == 0 && s.Len() > 0 {
 				continue // the step ended at an interval's end: nothing left over
 			}
+			_ = s.Add(iv) // merges only encodings Drain made: cannot fail
 			ivs = append(ivs, iv)
 		}
-		last, lastConns = now, c
-		out.mu.Lock()
-		for _, iv := range ivs {
-			s := out.byOp[iv.Op]
-			if s == nil {
-				s = stats.NewSeries(0)
-				out.byOp[iv.Op] = s
-			}
-			_ = s.Add(iv) // merges only encodings Drain made: cannot fail
-		}
 		out.mu.Unlock()
+		last, lastConns = now, c
 		if r.OnInterval != nil && len(ivs) > 0 {
 			r.OnInterval(st, ivs)
 		}
@@ -71,6 +73,19 @@ func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, infligh
 		}
 	}()
 	return func() { close(quit); <-finished }, out
+}
+
+// planned is how long st is to last: its Duration, or in open loop the
+// time its last operation is due, whichever comes first (0: not known, a
+// closed loop bounded by its count).
+func planned(st *Step) time.Duration {
+	d := st.Duration
+	if o, ok := st.Pacer.(*OpenLoop); ok && len(o.Profile.Rates) > 0 && st.Requests > 0 {
+		if due := o.Profile.at(float64(st.Requests)); d <= 0 || due < d {
+			d = due
+		}
+	}
+	return d
 }
 
 // results merges the shards into the step's result: one per op, as parts

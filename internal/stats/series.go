@@ -21,15 +21,31 @@ type Series struct {
 	ticks int // ticks per kept interval: 1, 2, 4...
 	last  int // ticks merged into the last kept interval
 	sum   *Sum
+	acc   *IntervalRecorder // Drain's, reused
 }
 
-// NewSeries returns an empty series that keeps at most max intervals
-// (MaxIntervals when max <= 0; rounded up to an even number).
-func NewSeries(max int) *Series {
-	if max <= 0 {
-		max = MaxIntervals
+// NewSeries returns an empty series that keeps at most limit intervals
+// (MaxIntervals when limit <= 0; rounded up to an even number), each of
+// ticks ticks or more (at least 1).
+func NewSeries(limit, ticks int) *Series {
+	if limit <= 0 {
+		limit = MaxIntervals
 	}
-	return &Series{max: max + max%2, ticks: 1}
+	return &Series{max: limit + limit%2, ticks: max(ticks, 1)}
+}
+
+// TicksFor is the ticks per interval that a step planned to last planned
+// ticks starts with: the least power of two that fits it in half of
+// MaxIntervals, so that the intervals double only if the step runs twice
+// as long as planned. Shards of one run plan alike, so that their series
+// have the same intervals, merged one by one (internal/merge), even when
+// one shard ends a tick after another.
+func TicksFor(planned float64) int {
+	t := 1
+	for planned/float64(t) > MaxIntervals/2 {
+		t *= 2
+	}
+	return t
 }
 
 // Add appends one tick's interval (the next in time): to the last kept

@@ -13,18 +13,20 @@ import (
 func TestSeriesBounded(t *testing.T) {
 	tests := []struct {
 		name                 string
-		max, ticks           int
+		max, start, ticks    int
 		wantLen, wantPerTick int
 	}{
-		{"under the cap", 8, 8, 8, 1},
-		{"one past the cap", 8, 9, 5, 2},
-		{"twice the cap and one", 8, 17, 5, 4},
-		{"odd cap, rounded up", 7, 9, 5, 2},
-		{"the default cap", 0, MaxIntervals + 1, MaxIntervals/2 + 1, 2},
+		{"under the cap", 8, 1, 8, 8, 1},
+		{"one past the cap", 8, 1, 9, 5, 2},
+		{"twice the cap and one", 8, 1, 17, 5, 4},
+		{"odd cap, rounded up", 7, 1, 9, 5, 2},
+		{"planned at 4 ticks an interval", 8, 4, 10, 3, 4},
+		{"planned at 4, run twice as long as the cap", 8, 4, 33, 5, 8},
+		{"the default cap", 0, 1, MaxIntervals + 1, MaxIntervals/2 + 1, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSeries(tt.max)
+			s := NewSeries(tt.max, tt.start)
 			var ticks []Interval
 			w := NewIntervalRecorder()
 			for i := range tt.ticks {
@@ -87,6 +89,18 @@ func TestSeriesBounded(t *testing.T) {
 	}
 }
 
+// TestTicksFor: a planned step fits in half the cap, in power-of-two ticks.
+func TestTicksFor(t *testing.T) {
+	for _, tt := range []struct {
+		planned float64
+		want    int
+	}{{0, 1}, {60, 1}, {MaxIntervals / 2, 1}, {MaxIntervals/2 + 1, 2}, {4000, 16}} {
+		if got := TicksFor(tt.planned); got != tt.want {
+			t.Errorf("TicksFor(%g) = %d, want %d", tt.planned, got, tt.want)
+		}
+	}
+}
+
 // BenchmarkSeriesAdd: the cost of one tick once the series merges (a
 // decode of two histograms and an encode per metric), with 2,500
 // operations a tick.
@@ -96,7 +110,7 @@ func BenchmarkSeriesAdd(b *testing.B) {
 		w.Add(sampleOf(time.Millisecond, time.Duration(1000+i*37%9000)*time.Microsecond))
 	}
 	iv := Drain("get", 0, time.Second, []*IntervalRecorder{w})
-	s := NewSeries(2)
+	s := NewSeries(2, 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = s.Add(iv)
@@ -107,4 +121,20 @@ func BenchmarkSeriesAdd(b *testing.B) {
 func sampleOf(ttfb, total time.Duration) *nettrace.Sample {
 	start := time.Unix(0, 0)
 	return &nettrace.Sample{Start: start, FirstByte: start.Add(ttfb), End: start.Add(total), Bytes: 10}
+}
+
+// BenchmarkDrain: one tick of one op (25 operations) drained and encoded
+// with the series' reused accumulator and encoder. A new pair of
+// histograms and hdr's own encoding per tick were 1.9 ms and 2.0 MB; this
+// is 0.38 ms and 0.39 MB (the copy of two histograms' counts).
+func BenchmarkDrain(b *testing.B) {
+	w := NewIntervalRecorder()
+	s := NewSeries(0, 1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for j := range 25 {
+			w.Add(sampleOf(time.Millisecond, time.Duration(i%50+j+1)*time.Millisecond))
+		}
+		s.Drain("get", 0, time.Second, []*IntervalRecorder{w})
+	}
 }

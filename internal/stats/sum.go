@@ -268,6 +268,18 @@ func appendBinary(dst []byte, enc string) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// encodeHistogram is h (of the fine geometry) as EncodeFast writes it,
+// through s (emptied first).
+func (s *Sum) encodeHistogram(h *hdr.Histogram) (string, error) {
+	snap := h.Export() // a copy of its counts, taken as s's
+	if len(snap.Counts) != len(s.counts) || snap.SignificantFigures != int64(s.digits) {
+		return "", fmt.Errorf("encode histogram: not of the fine geometry")
+	}
+	s.Reset()
+	s.counts, s.total = snap.Counts, h.TotalCount()
+	return s.EncodeFast()
+}
+
 // EncodeFast is the sum in the text form Histograms stores (base64 V2),
 // written as AppendBinary does.
 func (s *Sum) EncodeFast() (string, error) {
