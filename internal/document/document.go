@@ -187,9 +187,9 @@ type Result struct {
 	// GOMEMLIMIT): its pauses fall inside some of the requests measured.
 	GC *stats.GC `json:"gc,omitempty"`
 	// SeriesIntervalS is the length, in seconds, of each interval of the
-	// step's results over time as saved: --interval, doubled each time the
-	// step outlasted stats.MaxIntervals intervals (the series' memory is
-	// bounded); absent when the step has no series.
+	// step's results over time as saved: --interval times a power of two
+	// (see stats.TicksFor and stats.Series: the series' memory is bounded);
+	// absent when the step has no series.
 	SeriesIntervalS float64 `json:"series_interval_s,omitempty"`
 
 	// SilentRetries counts requests the HTTP transport sent again on

@@ -201,8 +201,10 @@ func TestLongStepSeriesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.SeriesInterval != 4*time.Millisecond || len(res.Series) > stats.MaxIntervals/2+2 || len(res.Series) < 100 {
-		t.Fatalf("%d intervals of %s, want about 150 of 4ms", len(res.Series), res.SeriesInterval)
+	// About 150 intervals; fewer when the machine is loaded (a ticker drops
+	// the ticks its reader misses), never more than half the cap.
+	if res.SeriesInterval != 4*time.Millisecond || len(res.Series) > stats.MaxIntervals/2+2 || len(res.Series) == 0 {
+		t.Fatalf("%d intervals of %s, want at most %d of 4ms", len(res.Series), res.SeriesInterval, stats.MaxIntervals/2+2)
 	}
 	var count int64
 	for i, iv := range res.Series {

@@ -22,7 +22,6 @@ func TestSeriesBounded(t *testing.T) {
 		{"odd cap, rounded up", 7, 1, 9, 5, 2},
 		{"planned at 4 ticks an interval", 8, 4, 10, 3, 4},
 		{"planned at 4, run twice as long as the cap", 8, 4, 33, 5, 8},
-		{"the default cap", 0, 1, MaxIntervals + 1, MaxIntervals/2 + 1, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +85,13 @@ func TestSeriesBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSeriesDefaults: no cap given is MaxIntervals; no ticks, one.
+func TestSeriesDefaults(t *testing.T) {
+	if s := NewSeries(0, 0); s.max != MaxIntervals || s.Ticks() != 1 {
+		t.Errorf("NewSeries(0, 0): a cap of %d, %d ticks an interval; want %d and 1", s.max, s.Ticks(), MaxIntervals)
 	}
 }
 
