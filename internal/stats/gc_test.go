@@ -38,9 +38,9 @@ func TestGCBudget(t *testing.T) {
 		// No sample kept: the goal of a few MB live reaches the target only at GOGC 400.
 		{"no samples kept", env(), 0, "objbench", GCMaxPercent, GCMaxPercent, GCHeapTarget + gcHeadroom, GCHeapTarget + gcHeadroom, true},
 		// 100,000 packed samples (12 MB) and the rest: between the two.
-		{"defaults", env(), 100_000, "objbench", 120, 300, GCHeapTarget + gcHeadroom, GCHeapTarget + gcHeadroom, true},
+		{"defaults", env(), 100_000, "objbench", 120, 300, GCHeapTarget + gcKeptHeadroom, GCHeapTarget + gcKeptHeadroom, true},
 		// 1,000,000 packed samples are 119 MB: Go's default, a limit above twice that.
-		{"a million kept", env(), 1_000_000, "objbench", 100, 100, 2*119_000_000 + gcHeadroom, 300 << 20, true},
+		{"a million kept", env(), 1_000_000, "objbench", 100, 100, 2*119_000_000 + gcKeptHeadroom, 300 << 20, true},
 		{"user GOGC", env("GOGC", "200"), 100_000, "user", 100, 100, 0, 0, false},
 		{"user GOMEMLIMIT", env("GOMEMLIMIT", "1GiB"), 100_000, "user", 100, 100, 0, 0, false},
 	}
