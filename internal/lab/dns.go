@@ -23,13 +23,13 @@ func hostName(api string) string { return api + "." + Domain }
 // get NXDOMAIN. It serves on a loopback UDP port, so other programs can ask
 // it too (dig @127.0.0.1 -p PORT s3.objbench.test).
 type dnsServer struct {
-	pc       net.PacketConn
-	a        [4]byte // the answer for the lab's names
-	lookup   time.Duration
-	ttl      uint32
-	wg       sync.WaitGroup
-	stop     chan struct{}
-	stopOnce sync.Once
+	pc      net.PacketConn
+	a       [4]byte // the answer for the lab's names
+	lookup  time.Duration
+	ttl     uint32
+	wg      sync.WaitGroup
+	stopped context.Context // ends at Close
+	stop    context.CancelFunc
 }
 
 func startDNS(lookup, ttl time.Duration) (*dnsServer, error) {
@@ -42,7 +42,8 @@ func startDNS(lookup, ttl time.Duration) (*dnsServer, error) {
 
 // serveDNS answers on pc, the lab's names with a.
 func serveDNS(pc net.PacketConn, lookup, ttl time.Duration, a [4]byte) *dnsServer {
-	d := &dnsServer{pc: pc, a: a, lookup: lookup, ttl: uint32(ttl / time.Second), stop: make(chan struct{})}
+	d := &dnsServer{pc: pc, a: a, lookup: lookup, ttl: uint32(ttl / time.Second)}
+	d.stopped, d.stop = context.WithCancel(context.Background())
 	d.wg.Add(1)
 	go d.serve()
 	return d
@@ -67,7 +68,7 @@ func (d *dnsServer) serve() {
 			if !ok {
 				return
 			}
-			if hold(context.Background(), d.stop, d.lookup) != nil {
+			if hold(context.Background(), d.stopped, d.lookup) != nil {
 				return
 			}
 			_, _ = d.pc.WriteTo(resp, from)
@@ -115,7 +116,7 @@ func (d *dnsServer) resolver() *net.Resolver {
 }
 
 func (d *dnsServer) Close() {
-	d.stopOnce.Do(func() { close(d.stop) })
+	d.stop()
 	d.pc.Close()
 	d.wg.Wait()
 }

@@ -104,18 +104,21 @@ type Config struct {
 
 // Lab is a running set of embedded servers.
 type Lab struct {
-	cfg       Config
-	profile   string
-	link      Link
-	ca        *authority
-	stop      chan struct{}
-	endpoints map[string]*endpoint
-	net       *netem.Network // nil on the direct path
-	kn        *kernelNet     // the program's path on the netns path; nil else
-	notice    string
-	wirePorts map[int]bool // local endpoint ports that lead across the wire
-	dns       *dnsServer
-	rec       *Recorder // nil unless Config.Record
+	cfg     Config
+	profile string
+	link    Link
+	ca      *authority
+	stop    chan struct{}
+	// stopped ends with stop, for what waits with a context (hold).
+	stopped    context.Context
+	endStopped context.CancelFunc
+	endpoints  map[string]*endpoint
+	net        *netem.Network // nil on the direct path
+	kn         *kernelNet     // the program's path on the netns path; nil else
+	notice     string
+	wirePorts  map[int]bool // local endpoint ports that lead across the wire
+	dns        *dnsServer
+	rec        *Recorder // nil unless Config.Record
 	// Counts of requests served and faults injected.
 	Counts    FaultCounts
 	closeOnce sync.Once
@@ -188,6 +191,7 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	}
 	l := &Lab{cfg: cfg, profile: prof.Name, link: link, stop: make(chan struct{}),
 		endpoints: map[string]*endpoint{}, wirePorts: map[int]bool{}}
+	l.stopped, l.endStopped = context.WithCancel(context.Background())
 	if cfg.Record {
 		l.rec = newRecorder(cfg.IdleTimeout)
 	}
@@ -338,7 +342,7 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		if l.cfg.Compensate {
 			model = compensated{model, &l.own}
 		}
-		h = withService(api, model, l.stop, h)
+		h = withService(api, model, l.stopped, h)
 	}
 	b := &behaviour{api: api, serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
 	var protos http.Protocols
@@ -545,6 +549,7 @@ func (l *Lab) Close() error {
 			l.rec.stop()
 		}
 		close(l.stop)
+		l.endStopped()
 		for _, ep := range l.endpoints {
 			if ep.fwd != nil {
 				ep.fwd.Close()

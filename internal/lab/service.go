@@ -73,7 +73,7 @@ type serviceWriter struct {
 	op      string
 	size    int64
 	waited  bool
-	stopped <-chan struct{}
+	stopped context.Context
 }
 
 func (s *serviceWriter) wait() {
@@ -89,21 +89,17 @@ func (s *serviceWriter) wait() {
 }
 
 // hold waits d (a service time, a lookup) unless ctx ends or the lab
-// stops first (an error then), on the wire's precise timer: a held time
-// is as late as a packet's delay, not up to 1 ms later (netem.Sleep).
-func hold(ctx context.Context, stopped <-chan struct{}, d time.Duration) error {
+// stops first (stopped ends; an error then), on the wire's precise timer:
+// a held time is as late as a packet's delay, not up to 1 ms later
+// (netem.Sleep). Both are contexts, so that joining them costs no
+// goroutine per held response.
+func hold(ctx, stopped context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-stopped:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	defer context.AfterFunc(stopped, cancel)()
 	return netem.Sleep(ctx, d)
 }
 
@@ -128,7 +124,7 @@ func (s *serviceWriter) Flush() {
 func (s *serviceWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // withService delays each response of next by the model's draw.
-func withService(api string, model ServiceModel, stop <-chan struct{}, next http.Handler) http.Handler {
+func withService(api string, model ServiceModel, stop context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == pingPath {
 			_ = hold(r.Context(), stop, pingHold)
