@@ -96,13 +96,15 @@ type Merger struct {
 	expect int
 	in     []Input
 	seen   map[int]string
-	// sums are the intervals' counts added so far, per result.
-	sums map[int][]stats.Interval
+	// sums are the intervals' counts added so far, per result, at the
+	// width (seconds) in widths: the coarsest series interval added.
+	sums   map[int][]stats.Interval
+	widths map[int]float64
 }
 
 // NewMerger starts a merge (expect as for Merge).
 func NewMerger(expect int) *Merger {
-	return &Merger{expect: expect, seen: map[int]string{}, sums: map[int][]stats.Interval{}}
+	return &Merger{expect: expect, seen: map[int]string{}, sums: map[int][]stats.Interval{}, widths: map[int]float64{}}
 }
 
 // Add takes one shard document: one of the run's, and no shard twice.
@@ -121,10 +123,35 @@ func (m *Merger) Add(x Input) error {
 	if prev, ok := m.seen[f.Shard.Index]; ok {
 		return fmt.Errorf("shard %d appears twice: %s and %s", f.Shard.Index, prev, x.Name)
 	}
+	width := func(k int) float64 {
+		if k < len(f.Results) {
+			return seriesWidth(&f.Results[k], f.Steps[k].Series)
+		}
+		return seriesWidth(nil, f.Steps[k].Series)
+	}
+	for k, sd := range f.Steps {
+		if sd.Series != nil && len(m.sums[k]) > 0 {
+			a, b := m.widths[k], width(k)
+			if _, err := coarser(min(a, b), max(a, b)); err != nil {
+				return fmt.Errorf("%s result %d: %w", x.Name, k, err)
+			}
+		}
+	}
 	m.seen[f.Shard.Index] = x.Name
 	for k, sd := range f.Steps {
 		if c := sd.Series; c != nil {
-			m.sums[k] = addCounts(m.sums[k], c)
+			w := width(k)
+			if len(m.sums[k]) == 0 {
+				m.widths[k] = w
+			}
+			// Both are power-of-two multiples of one tick (checked above):
+			// the finer of the two is grouped into the coarser.
+			if w > m.widths[k] {
+				f, _ := coarser(m.widths[k], w)
+				m.sums[k], m.widths[k] = coarsen(m.sums[k], f), w
+			}
+			f, _ := coarser(w, m.widths[k])
+			m.sums[k] = addCounts(m.sums[k], c, f)
 			// Added: only what the windows and rates need is kept.
 			c.Late, c.Dropped, c.InFlight, c.NewConns, c.ErrorsByClass = nil, nil, nil, nil, nil
 		}
@@ -320,6 +347,9 @@ func mergeStep(in []Input, k int, offsets []time.Duration, sums []stats.Interval
 		}
 	}
 	series, perShard, err := mergeSeries(ws, first, sums)
+	if len(series) > 0 {
+		r.SeriesIntervalS = seriesWidthOf(ws)
+	}
 	if err != nil {
 		return document.Result{}, nil, document.MergedStep{}, nil, fmt.Errorf("result %d: %w", k, err)
 	}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 	"strings"
@@ -17,6 +18,14 @@ import (
 // with one interval per second.
 func shardFile(t testing.TB, runID string, i, n int, start time.Time, wall time.Duration, ms []float64) *shard.File {
 	t.Helper()
+	return shardFileEvery(t, runID, i, n, start, wall, ms, 1)
+}
+
+// shardFileEvery is shardFile with intervals of every seconds (the last
+// one shorter when every does not divide the wall time), as a series
+// that merged its intervals past stats.MaxIntervals keeps them.
+func shardFileEvery(t testing.TB, runID string, i, n int, start time.Time, wall time.Duration, ms []float64, every int) *shard.File {
+	t.Helper()
 	us := make([]int64, len(ms))
 	for k, v := range ms {
 		us[k] = int64(v * 1000)
@@ -31,11 +40,15 @@ func shardFile(t testing.TB, runID string, i, n int, start time.Time, wall time.
 		WallS: wall.Seconds(), AggregateMBps: float64(len(ms)) * 1024 / 1e6 / wall.Seconds(), RequestsPerOp: 1, ReusedFraction: 1}
 	secs := int(wall / time.Second)
 	var series []stats.Interval
-	for s := range secs {
-		part := us[len(us)*s/secs : len(us)*(s+1)/secs]
+	for s := 0; s < secs; s += every {
+		end := min(s+every, secs)
+		part := us[len(us)*s/secs : len(us)*end/secs]
 		e, _ := stats.HistogramOf(part).Encode()
-		series = append(series, stats.Interval{Op: "get", StartS: float64(s), EndS: float64(s + 1), Count: int64(len(part)),
-			Bytes: int64(len(part)) * 1024, TTFB: e, Total: e})
+		series = append(series, stats.Interval{Op: "get", StartS: float64(s), EndS: float64(end), Count: int64(len(part)),
+			Bytes: int64(len(part)) * 1024, InFlight: 1, TTFB: e, Total: e})
+	}
+	if every > 1 {
+		r.SeriesIntervalS = float64(every)
 	}
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, start), Results: []document.Result{r}}
 	doc.Shard = &document.ShardInfo{Run: runID, Index: i, Count: n, Engine: shard.EngineFlag,
@@ -239,5 +252,97 @@ func TestLimitMemory(t *testing.T) {
 		if got := debug.SetMemoryLimit(-1); got != c.want {
 			t.Errorf("GOMEMLIMIT=%q: limit %d, want %d", c.env, got, c.want)
 		}
+	}
+}
+
+// TestMergeSeriesOfDifferentIntervals: shards whose series kept different
+// intervals (a count-bounded step that ended either side of
+// stats.MaxIntervals intervals doubles them in one shard only) merge into
+// the coarsest, each merged interval holding exactly the requests of its
+// time in every shard, whatever order the documents arrive in. Intervals
+// that do not divide are refused.
+func TestMergeSeriesOfDifferentIntervals(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 25, 7, 0, 0, 0, time.UTC)
+	// Shard s's request r takes 10+s+r%7 ms: each shard and second differs.
+	lat := func(s, n int) []float64 {
+		out := make([]float64, n)
+		for r := range out {
+			out[r] = float64(10 + s + r%7)
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		every  []int // each shard's interval, seconds
+		wall   int   // seconds
+		want   float64
+		refuse bool
+	}{
+		{"same", []int{1, 1}, 12, 1, false},
+		{"fine then coarse", []int{1, 4, 2}, 12, 4, false},
+		{"coarse then fine", []int{4, 2, 1}, 12, 4, false},
+		{"last interval short", []int{2, 1}, 11, 2, false},
+		{"do not divide", []int{2, 3}, 12, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wall := time.Duration(tc.wall) * time.Second
+			m := NewMerger(0)
+			var all []int64
+			var err error
+			for i, every := range tc.every {
+				ms := lat(i, 120*tc.wall) // 120 requests a second
+				for _, v := range ms {
+					all = append(all, int64(v*1000))
+				}
+				if err = m.Add(Input{Name: fmt.Sprint(i), File: shardFileEvery(t, "r1", i, len(tc.every), start, wall, ms, every)}); err != nil {
+					break
+				}
+			}
+			if tc.refuse {
+				if err == nil || !strings.Contains(err.Error(), "do not divide") {
+					t.Fatalf("err %v, want intervals that do not divide refused", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := m.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			series, err := stats.DecodeSeries(res.Histograms[0][stats.SeriesMetric])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Doc.Results[0].SeriesIntervalS; tc.want > 1 && got != tc.want {
+				t.Errorf("series_interval_s %v, want %v", got, tc.want)
+			}
+			if n := int(math.Ceil(float64(tc.wall) / tc.want)); len(series) != n {
+				t.Fatalf("%d merged intervals, want %d", len(series), n)
+			}
+			for i, iv := range series {
+				from, to := float64(i)*tc.want, min(float64(i+1)*tc.want, float64(tc.wall))
+				h, err := stats.DecodeHistogram([]byte(iv.Total))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := int64(to-from) * 120 * int64(len(tc.every))
+				if iv.StartS != from || iv.EndS != to || iv.Count != want || h.Count() != want || iv.InFlight != int64(len(tc.every)) {
+					t.Errorf("interval %d: %v-%v s, %d requests (histogram %d), %d in flight; want %v-%v s, %d, %d",
+						i, iv.StartS, iv.EndS, iv.Count, h.Count(), iv.InFlight, from, to, want, len(tc.every))
+				}
+			}
+			sum, err := stats.SumSeries(series, "total")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sum.Equal(stats.HistogramOf(all)) {
+				t.Error("the merged intervals' histograms do not add up to the union of the shards' requests")
+			}
+		})
 	}
 }

@@ -18,17 +18,27 @@ const ShardRatesMetric = document.ShardRatesMetric
 
 // mergeSeries adds the shards' intervals of one result, interval by
 // interval: the shards started together (--start-at), so interval i of
-// each covers the same wall-clock time, and its histograms are added.
-// Times are since the first shard's start.
+// each covers the same wall-clock time, and its histograms are added. A
+// shard whose series kept finer intervals than another's (a step bounded
+// by count that ended either side of stats.MaxIntervals intervals) has
+// them grouped into the coarsest: each is a power-of-two number of ticks
+// from the step's start. Times are since the first shard's start.
 func mergeSeries(ws []window, first time.Time, sums []stats.Interval) ([]stats.Interval, []ShardRate, error) {
+	width := seriesWidthOf(ws)
 	n := 0
 	var rates []ShardRate
-	for _, w := range ws {
+	group := make([]int, len(ws)) // shard intervals per merged one
+	for j, w := range ws {
 		c := w.data.Series
 		if c == nil {
 			continue
 		}
-		n = max(n, c.Len())
+		f, err := coarser(seriesWidth(w.res, c), width)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shard %d: %w", w.shard, err)
+		}
+		group[j] = f
+		n = max(n, (c.Len()+f-1)/f)
 		shift := w.start.Sub(first).Seconds()
 		r := ShardRate{Shard: w.shard}
 		for i := range c.Len() {
@@ -42,14 +52,15 @@ func mergeSeries(ws []window, first time.Time, sums []stats.Interval) ([]stats.I
 	for i := range out {
 		out[i].StartS, out[i].EndS = math.Inf(1), math.Inf(-1)
 	}
-	for _, w := range ws {
+	for j, w := range ws {
 		c := w.data.Series
 		if c == nil {
 			continue
 		}
 		shift := w.start.Sub(first).Seconds()
 		for i := range c.Len() {
-			out[i].StartS, out[i].EndS = min(out[i].StartS, c.StartS[i]+shift), max(out[i].EndS, c.EndS[i]+shift)
+			o := &out[i/group[j]]
+			o.StartS, o.EndS = min(o.StartS, c.StartS[i]+shift), max(o.EndS, c.EndS[i]+shift)
 		}
 	}
 	// Interval by interval, one metric at a time: a reader per shard
@@ -74,16 +85,18 @@ func mergeSeries(ws []window, first time.Time, sums []stats.Interval) ([]stats.I
 		for i := range out {
 			sum.Reset()
 			for j, w := range ws {
-				if readers[j] == nil || i >= w.data.Series.Len() {
+				if readers[j] == nil {
 					continue
 				}
-				p, err := readers[j].Next()
-				if err == nil {
-					err = sum.AddPayload(p)
-				}
-				if err != nil {
-					closeAll(readers)
-					return nil, nil, fmt.Errorf("shard %d interval %d %s: %w", w.shard, i, metric, err)
+				for si := i * group[j]; si < min((i+1)*group[j], w.data.Series.Len()); si++ {
+					p, err := readers[j].Next()
+					if err == nil {
+						err = sum.AddPayload(p)
+					}
+					if err != nil {
+						closeAll(readers)
+						return nil, nil, fmt.Errorf("shard %d interval %d %s: %w", w.shard, si, metric, err)
+					}
 				}
 			}
 			enc, err := sum.EncodeFast()
@@ -110,31 +123,109 @@ func closeAll(rs []*stats.ColumnReader) {
 	}
 }
 
-// addCounts adds a shard's interval counts into acc (grown as needed).
-func addCounts(acc []stats.Interval, c *stats.Columns) []stats.Interval {
-	for len(acc) < c.Len() {
-		acc = append(acc, stats.Interval{Op: c.Op})
-	}
+// addCounts adds a shard's interval counts into acc (grown as needed),
+// f of the shard's intervals into each of acc's: their counts added, the
+// most in flight among them.
+func addCounts(acc []stats.Interval, c *stats.Columns, f int) []stats.Interval {
+	own := make([]stats.Interval, (c.Len()+f-1)/f)
 	for i := range c.Len() {
-		m := &acc[i]
+		m := &own[i/f]
 		m.Count += c.Count[i]
 		m.Errors += c.Errors[i]
 		m.Bytes += c.Bytes[i]
 		m.Late += c.Late[i]
 		m.Dropped += c.Dropped[i]
-		m.InFlight += c.InFlight[i]
+		m.InFlight = max(m.InFlight, c.InFlight[i])
 		m.NewConns += c.NewConns[i]
 	}
 	for _, e := range c.ErrorsByClass {
-		m := &acc[e.I]
-		if m.ErrorsByClass == nil {
-			m.ErrorsByClass = map[string]int64{}
-		}
-		for k, v := range e.ByClass {
-			m.ErrorsByClass[k] += v
-		}
+		addClasses(&own[e.I/f], e.ByClass)
+	}
+	for len(acc) < len(own) {
+		acc = append(acc, stats.Interval{Op: c.Op})
+	}
+	for i, o := range own {
+		m := &acc[i]
+		m.Count += o.Count
+		m.Errors += o.Errors
+		m.Bytes += o.Bytes
+		m.Late += o.Late
+		m.Dropped += o.Dropped
+		m.InFlight += o.InFlight // the shards ran at once
+		m.NewConns += o.NewConns
+		addClasses(m, o.ErrorsByClass)
 	}
 	return acc
+}
+
+// coarsen groups f adjacent counts of acc into one (f > 1), as addCounts
+// groups a shard's.
+func coarsen(acc []stats.Interval, f int) []stats.Interval {
+	out := make([]stats.Interval, (len(acc)+f-1)/f)
+	for i, a := range acc {
+		m := &out[i/f]
+		m.Op = a.Op
+		m.Count += a.Count
+		m.Errors += a.Errors
+		m.Bytes += a.Bytes
+		m.Late += a.Late
+		m.Dropped += a.Dropped
+		m.InFlight = max(m.InFlight, a.InFlight)
+		m.NewConns += a.NewConns
+		addClasses(m, a.ErrorsByClass)
+	}
+	return out
+}
+
+func addClasses(m *stats.Interval, byClass map[string]int64) {
+	if len(byClass) == 0 {
+		return
+	}
+	if m.ErrorsByClass == nil {
+		m.ErrorsByClass = map[string]int64{}
+	}
+	for k, v := range byClass {
+		m.ErrorsByClass[k] += v
+	}
+}
+
+// seriesWidth is the length in seconds of a result's series intervals: as
+// the result says, else (documents older than series_interval_s) the
+// first interval's.
+func seriesWidth(r *document.Result, c *stats.Columns) float64 {
+	if r != nil && r.SeriesIntervalS > 0 {
+		return r.SeriesIntervalS
+	}
+	if c != nil && c.Len() > 0 {
+		return c.EndS[0] - c.StartS[0]
+	}
+	return 0
+}
+
+// seriesWidthOf is the coarsest series interval among ws, which the
+// merged series has.
+func seriesWidthOf(ws []window) float64 {
+	width := 0.0
+	for _, w := range ws {
+		if c := w.data.Series; c != nil {
+			width = max(width, seriesWidth(w.res, c))
+		}
+	}
+	return width
+}
+
+// coarser is how many intervals of fine seconds make one of coarse: 1 or
+// more, an error when fine does not divide coarse.
+func coarser(fine, coarse float64) (int, error) {
+	if fine <= 0 || coarse <= fine {
+		return 1, nil
+	}
+	r := coarse / fine
+	f := int(math.Round(r))
+	if math.Abs(r-float64(f)) > 0.01*r {
+		return 0, fmt.Errorf("series intervals of %g s and %g s do not divide: the shards ran different builds or ticks", fine, coarse)
+	}
+	return f, nil
 }
 
 // inWindow counts the operations and bytes the shards' intervals put in
