@@ -39,6 +39,7 @@ var rules = []Rule{
 	sizeFitRule,
 	concurrencyRule,
 	errorsRule,
+	emptyStepsRule,
 	expectRule,
 	clientCPURule,
 	strategiesRule,

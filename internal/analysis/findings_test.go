@@ -109,6 +109,14 @@ func TestFindingsFire(t *testing.T) {
 	faulty := labDoc(failing)
 	faulty.Options["fault"] = "reset=50%"
 
+	putFailed := getStep()
+	putFailed.Op, putFailed.Count, putFailed.Errors = "put", 0, 20
+	putFailed.ErrorsByClass = map[string]int64{"timeout": 12, "reset": 8}
+	noneRead := getStep()
+	noneRead.Count, noneRead.Errors = 0, 0
+	putNone := putFailed
+	putNone.Errors, putNone.ErrorsByClass = 0, nil
+
 	cases := []struct {
 		name     string
 		doc      *document.Document
@@ -138,6 +146,15 @@ func TestFindingsFire(t *testing.T) {
 		{"concurrency plateau", labDoc(levels("put", 100, 45, 45, 63)...), []string{"concurrency-plateau-put"}, nil,
 			map[string]string{"concurrency-plateau-put": "stops growing at c=1"}},
 		{"concurrency that scales", labDoc(levels("get", 100, 300, 600, 900)...), nil, []string{"concurrency-plateau-get"}, nil},
+		{"a read step after uploads that all failed", labDoc(putFailed, noneRead, getStep()), []string{"nothing-read", "errors"}, []string{"step-too-short", "nothing-measured"},
+			map[string]string{"nothing-read": "get 1KiB (step 2) made no request: every upload of the step before each failed (20: reset 8, timeout 12)"}},
+		{"a read step after a write step that stored nothing", labDoc(getStep(), putNone, noneRead), []string{"nothing-read", "step-too-short"}, []string{"errors", "nothing-measured"},
+			map[string]string{"nothing-read": "the upload step before each ended before any upload completed", "step-too-short": "put 1KiB completed no request"}},
+		{"a step that ended before its first response", labDoc(getStep(), noneRead), []string{"step-too-short"}, []string{"nothing-read", "nothing-measured"},
+			map[string]string{"step-too-short": "get 1KiB (step 2) completed no request: each ended before its first response (a round trip is 40.0 ms here)"}},
+		{"no step completed a request", labDoc(putNone, noneRead), []string{"nothing-measured"}, []string{"nothing-read", "step-too-short"},
+			map[string]string{"nothing-measured": "no step completed a request"}},
+		{"a read step that read", labDoc(putFailed, getStep()), []string{"errors"}, []string{"nothing-read", "step-too-short", "nothing-measured"}, nil},
 		{"errors, injected faults and silent retries", faulty, []string{"errors"}, nil,
 			map[string]string{"errors": "GETs: the lab reset 50% of requests, 26.0% failed, 240 were retried silently"}},
 	}

@@ -470,6 +470,95 @@ func errorsRule(f *Facts) []document.Finding {
 	return []document.Finding{finding("errors", sev, text+".", ev)}
 }
 
+// emptyStepsRule: steps that completed no request, whose rows are empty
+// ("-"), and why. A read step (GET, HEAD, DELETE) after an upload step
+// that stored no object had nothing to read; any other step ended (its
+// --duration) before its first response. When no step completed a
+// request, one finding says so.
+func emptyStepsRule(f *Facts) []document.Finding {
+	if f.Doc == nil || len(f.Doc.Results) == 0 {
+		return nil
+	}
+	var unread, short []string
+	var failed, ended int64
+	classes := map[string]int64{}
+	wall := 0.0
+	seen := map[string]int{}
+	for _, r := range f.Doc.Results {
+		seen[stepName(r)]++
+	}
+	name := func(i int, r document.Result) string { // step i+1 of the table when two read alike
+		if seen[stepName(r)] > 1 {
+			return fmt.Sprintf("%s (step %d)", stepName(r), i+1)
+		}
+		return stepName(r)
+	}
+	for i, r := range f.Doc.Results {
+		if r.Count+r.Errors > 0 {
+			continue
+		}
+		put := -1
+		if r.Op == "get" || r.Op == "head" || r.Op == "delete" {
+			for j := i - 1; j >= 0; j-- {
+				if f.Doc.Results[j].Op == "put" {
+					put = j
+					break
+				}
+			}
+		}
+		if put >= 0 && f.Doc.Results[put].Count == 0 {
+			w := f.Doc.Results[put]
+			unread = append(unread, name(i, r))
+			failed += w.Errors
+			if w.Errors == 0 {
+				ended++
+			}
+			for k, v := range w.ErrorsByClass {
+				classes[k] += v
+			}
+			continue
+		}
+		short = append(short, name(i, r))
+		wall = max(wall, r.WallS)
+	}
+	if len(short)+len(unread) == 0 {
+		return nil
+	}
+	rtt := ""
+	if ms := f.rttMs(); ms > 0 {
+		rtt = fmt.Sprintf(" (a round trip is %s ms here)", fmtMs(ms))
+	}
+	if len(short)+len(unread) == len(f.Doc.Results) {
+		return []document.Finding{finding("nothing-measured", High, fmt.Sprintf(
+			"no step completed a request: each ended before its first response%s, so every row is empty; give the steps a longer --duration (the longest ran %.2f s)", rtt, wall)+".",
+			map[string]float64{"steps": float64(len(f.Doc.Results)), "wall_s": wall})}
+	}
+	var out []document.Finding
+	if len(unread) > 0 {
+		why := "every upload of the step before each failed"
+		if failed > 0 {
+			var cs []string
+			for _, k := range slices.Sorted(maps.Keys(classes)) {
+				cs = append(cs, fmt.Sprintf("%s %d", k, classes[k]))
+			}
+			why += fmt.Sprintf(" (%d: %s)", failed, strings.Join(cs, ", "))
+		}
+		if ended > 0 {
+			why = "the upload step before each ended before any upload completed"
+			if failed > 0 {
+				why = "the upload step before each stored no object (it failed or ended first)"
+			}
+		}
+		out = append(out, finding("nothing-read", High, fmt.Sprintf("%s made no request: %s, so there was no object to read and the rows are empty",
+			strings.Join(unread, ", "), why)+".", map[string]float64{"steps": float64(len(unread)), "put_errors": float64(failed)}))
+	}
+	if len(short) > 0 {
+		out = append(out, finding("step-too-short", High, fmt.Sprintf("%s completed no request: each ended before its first response%s, so the rows are empty; give the steps a longer --duration",
+			strings.Join(short, ", "), rtt)+".", map[string]float64{"steps": float64(len(short)), "wall_s": wall}))
+	}
+	return out
+}
+
 // strategiesRule: the largest saving per op and size, and what each
 // strategy costs per million objects.
 func strategiesRule(f *Facts) []document.Finding {
