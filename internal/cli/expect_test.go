@@ -76,28 +76,25 @@ func TestRunExpectContinueEveryProvider(t *testing.T) {
 	}
 	for _, api := range cliAPIs(t) {
 		t.Run(api, func(t *testing.T) {
-			// Not parallel: a timing test measures alone. A shared, noisy
-			// machine gets three tries; the test fails only if all miss.
-			args := []string{"--rtt", "40ms", "--lab-api", api, "--upload", "single", "--sizes", "1MiB", "--size-count", "5"}
-			var msg string
-			for try := range 3 {
-				with := runPut(t, append(args, "--expect-continue")...)[0]
-				without := runPut(t, args...)[0]
-				t.Logf("try %d: with: wait100 %.1f total min %.1f p50 %.1f sent %.2f waited %.2f; without: wait100 %.1f total min %.1f p50 %.1f sent %.2f",
-					try+1, with.Phases["wait100"].P50, with.Total.Min, with.Total.P50, with.Sent, with.Waited,
-					without.Phases["wait100"].P50, without.Total.Min, without.Total.P50, without.Sent)
-				switch {
-				case with.Sent != 1 || with.Waited != 1 || without.Sent != 0 || without.Waited != 0 || without.Phases["wait100"].P50 != 0:
-					t.Fatalf("expect sent/waited: %v/%v with the flag, %v/%v without", with.Sent, with.Waited, without.Sent, without.Waited)
-				case !within(with.Phases["wait100"].P50, rtt, 3):
-					msg = "wait100 not one round trip"
-				case !within(with.Total.Min-without.Total.Min, rtt, 5):
-					msg = "total not one round trip longer with the flag"
-				default:
-					return
-				}
+			// Not parallel: a timing test measures alone. Load only adds
+			// time, so the fastest of each run's nine PUTs are what the wire
+			// gives: on this machine 40.0-40.9 ms apart (wait100 40.4-41.5).
+			// With both cores held by busy loops S3 and GCS stayed within
+			// 30-48 ms, and Azure once read 56.6: Azurite (Node) starved.
+			args := []string{"--rtt", "40ms", "--lab-api", api, "--upload", "single", "--sizes", "1MiB", "--size-count", "9"}
+			with := runPut(t, append(args, "--expect-continue")...)[0]
+			without := runPut(t, args...)[0]
+			t.Logf("with: wait100 %.1f total min %.1f p50 %.1f sent %.2f waited %.2f; without: wait100 %.1f total min %.1f p50 %.1f sent %.2f",
+				with.Phases["wait100"].P50, with.Total.Min, with.Total.P50, with.Sent, with.Waited,
+				without.Phases["wait100"].P50, without.Total.Min, without.Total.P50, without.Sent)
+			switch {
+			case with.Sent != 1 || with.Waited != 1 || without.Sent != 0 || without.Waited != 0 || without.Phases["wait100"].P50 != 0:
+				t.Fatalf("expect sent/waited: %v/%v with the flag, %v/%v without", with.Sent, with.Waited, without.Sent, without.Waited)
+			case !within(with.Phases["wait100"].P50, rtt, 3):
+				t.Errorf("wait100 %.1f ms, want one round trip (%.0f ms) ±15%%", with.Phases["wait100"].P50, rtt)
+			case !within(with.Total.Min-without.Total.Min, rtt, 5):
+				t.Errorf("total %.1f ms longer with the flag, want one round trip (%.0f ms) more", with.Total.Min-without.Total.Min, rtt)
 			}
-			t.Error(msg)
 		})
 	}
 }
