@@ -43,6 +43,6 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 	fl.StringVar(&since, "since", "", "only runs started on or after this date (2006-01-02 or RFC 3339)")
 	fl.StringVar(&until, "until", "", "only runs started before this date")
 	fl.IntVar(&limit, "limit", 0, "at most this many runs (0: all)")
-	fl.BoolVar(&jsonOut, "json", false, `print {"runs": [...]}`)
+	fl.BoolVar(&jsonOut, "json", false, `print {"schema": "objbench/v1", "runs": [...]}: each run's run_id, started_at, command, target, labels, duration_s`)
 	return cmd
 }

@@ -14,7 +14,7 @@ import (
 // objbench/v1 document on the lab, small and bounded (a few seconds in
 // all), so that runCLI checks every document against the schema: run on
 // each workload, strategies, probe, explain, the shards of a run and
-// their merge, compare and show. A mixed step's results, and the merged
+// their merge, compare, runs and show. A mixed step's results, and the merged
 // ones, carry the facts of the closed-loop steps: the client's CPU, the
 // phases and the pacer's start lags.
 func TestEveryCommandsJSONMatchesSchema(t *testing.T) {
@@ -70,6 +70,7 @@ func TestEveryCommandsJSONMatchesSchema(t *testing.T) {
 	}
 	checkFilled(t, "merged mixed", d.Results)
 	ok("compare", ids[0], ids[1], "--json", "--db", db)
+	ok("runs", "--json", "--db", db)
 	for _, id := range ids {
 		ok("show", id, "--json", "--db", db)
 	}

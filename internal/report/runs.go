@@ -11,10 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"
 )
 
-// WriteRuns prints the runs `objbench runs` lists: {"runs": [...]} with
+// WriteRuns prints the runs `objbench runs` lists: {"schema", "runs"} with
 // jsonOut, else the table, or a line saying none match. The output is
 // buffered (thousands of rows: few writes).
 func WriteRuns(w io.Writer, runs []results.Listed, jsonOut bool) error {
@@ -32,12 +33,13 @@ func WriteRuns(w io.Writer, runs []results.Listed, jsonOut bool) error {
 	return out.Flush()
 }
 
-// WriteRunsJSON prints {"runs": [...]}, one run per line, each as
+// WriteRunsJSON prints {"schema": "objbench/v1", "runs": [...]} (the
+// schema's RunsDocument), one run per line, each as
 // json.Marshal would write {run_id, started_at, command, target, labels,
 // duration_s, interrupted}, but appended by hand: for thousands of runs
 // reflection was most of the time. The labels are written as stored.
 func WriteRunsJSON(w *bufio.Writer, runs []results.Listed) error {
-	w.WriteString("{\n  \"runs\": [")
+	w.WriteString("{\n  \"schema\": \"" + document.Schema + "\",\n  \"runs\": [")
 	var b []byte
 	for i, r := range runs {
 		b = b[:0]

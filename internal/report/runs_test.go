@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"
 )
 
@@ -64,8 +65,11 @@ func TestRunsJSONMatchesEncodingJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.Flush()
-			var got struct{ Runs []json.RawMessage }
-			if err := json.Unmarshal(buf.Bytes(), &got); err != nil || len(got.Runs) != 2 {
+			var got struct {
+				Schema string
+				Runs   []json.RawMessage
+			}
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil || len(got.Runs) != 2 || got.Schema != document.Schema {
 				t.Fatalf("not JSON with two runs: %v\n%s", err, buf.String())
 			}
 			r := tc.run

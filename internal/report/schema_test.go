@@ -13,6 +13,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/document/schematest"
 	"github.com/objbench/objbench/internal/load"
+	"github.com/objbench/objbench/internal/results"
 )
 
 // fill sets every settable field of v to a value that is not its zero
@@ -98,7 +99,13 @@ func TestEveryFieldInTheSchema(t *testing.T) {
 	if err := WriteProfileRows(&profiles, "a.json", "b.json", []calibrate.Row{*filled[calibrate.Row]("")}, true, true); err != nil {
 		t.Fatal(err)
 	}
+	var runs bytes.Buffer
+	listed := results.Listed{ID: "x", StartedAt: time.Now(), Command: "run", TargetURL: "s3://b", LabelsJSON: `{"k":"v"}`, DurationS: 1.5, Interrupted: true}
+	if err := WriteRuns(&runs, []results.Listed{listed}, true); err != nil {
+		t.Fatal(err)
+	}
 	docs := map[string][]byte{
+		"runs":             runs.Bytes(),
 		"compare profiles": profiles.Bytes(),
 		"run":              enc(filled[document.Document]("run")),
 		"merge":            enc(filled[document.Document]("merge")),
