@@ -154,6 +154,17 @@ func TestFindingsFire(t *testing.T) {
 			map[string]string{"step-too-short": "get 1KiB (step 2) completed no request: each ended before its first response (a round trip is 40.0 ms here)"}},
 		{"no step completed a request", labDoc(putNone, noneRead), []string{"nothing-measured"}, []string{"nothing-read", "step-too-short"},
 			map[string]string{"nothing-measured": "no step completed a request"}},
+		{"a mix that drew no HEAD", labDoc(func() (rs []document.Result) {
+			for _, op := range []string{"get", "put", "head"} {
+				r := getStep()
+				r.Workload, r.Op = "mixed", op
+				if op == "head" {
+					r.Count = 0
+				}
+				rs = append(rs, r)
+			}
+			return rs
+		}()...), nil, []string{"nothing-read", "step-too-short", "nothing-measured"}, nil},
 		{"a read step that read", labDoc(putFailed, getStep()), []string{"errors"}, []string{"nothing-read", "step-too-short", "nothing-measured"}, nil},
 		{"errors, injected faults and silent retries", faulty, []string{"errors"}, nil,
 			map[string]string{"errors": "GETs: the lab reset 50% of requests, 26.0% failed, 240 were retried silently"}},

@@ -144,14 +144,14 @@ func (m *Merger) Add(x Input) error {
 			if len(m.sums[k]) == 0 {
 				m.widths[k] = w
 			}
-			// Both are power-of-two multiples of one tick (checked above):
-			// the finer of the two is grouped into the coarser.
+			// One divides the other (checked above): the finer of the two
+			// is grouped into the coarser.
 			if w > m.widths[k] {
-				f, _ := coarser(m.widths[k], w)
-				m.sums[k], m.widths[k] = coarsen(m.sums[k], f), w
+				by, _ := coarser(m.widths[k], w)
+				m.sums[k], m.widths[k] = coarsen(m.sums[k], by), w
 			}
-			f, _ := coarser(w, m.widths[k])
-			m.sums[k] = addCounts(m.sums[k], c, f)
+			by, _ := coarser(w, m.widths[k])
+			m.sums[k] = addCounts(m.sums[k], c, by)
 			// Added: only what the windows and rates need is kept.
 			c.Late, c.Dropped, c.InFlight, c.NewConns, c.ErrorsByClass = nil, nil, nil, nil, nil
 		}
@@ -347,11 +347,11 @@ func mergeStep(in []Input, k int, offsets []time.Duration, sums []stats.Interval
 		}
 	}
 	series, perShard, err := mergeSeries(ws, first, sums)
-	if len(series) > 0 {
-		r.SeriesIntervalS = seriesWidthOf(ws)
-	}
 	if err != nil {
 		return document.Result{}, nil, document.MergedStep{}, nil, fmt.Errorf("result %d: %w", k, err)
+	}
+	if len(series) > 0 {
+		r.SeriesIntervalS = seriesWidthOf(ws)
 	}
 	if len(series) > 0 {
 		b, err := stats.EncodeSeries(series)

@@ -21,8 +21,8 @@ const ShardRatesMetric = document.ShardRatesMetric
 // each covers the same wall-clock time, and its histograms are added. A
 // shard whose series kept finer intervals than another's (a step bounded
 // by count that ended either side of stats.MaxIntervals intervals) has
-// them grouped into the coarsest: each is a power-of-two number of ticks
-// from the step's start. Times are since the first shard's start.
+// them grouped into the coarsest: both are whole numbers of ticks from the
+// step's start (powers of two, stats.Series). Times are since the first shard's start.
 func mergeSeries(ws []window, first time.Time, sums []stats.Interval) ([]stats.Interval, []ShardRate, error) {
 	width := seriesWidthOf(ws)
 	n := 0
