@@ -346,12 +346,13 @@ func mergeStep(in []Input, k int, offsets []time.Duration, sums []stats.Interval
 			hists[stats.RecorderMetric] = b
 		}
 	}
-	series, perShard, err := mergeSeries(ws, first, sums)
+	width := seriesWidthOf(ws)
+	series, perShard, err := mergeSeries(ws, first, sums, width)
 	if err != nil {
 		return document.Result{}, nil, document.MergedStep{}, nil, fmt.Errorf("result %d: %w", k, err)
 	}
 	if len(series) > 0 {
-		r.SeriesIntervalS = seriesWidthOf(ws)
+		r.SeriesIntervalS = width
 	}
 	if len(series) > 0 {
 		b, err := stats.EncodeSeries(series)

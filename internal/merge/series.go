@@ -21,10 +21,10 @@ const ShardRatesMetric = document.ShardRatesMetric
 // each covers the same wall-clock time, and its histograms are added. A
 // shard whose series kept finer intervals than another's (a step bounded
 // by count that ended either side of stats.MaxIntervals intervals) has
-// them grouped into the coarsest: both are whole numbers of ticks from the
-// step's start (powers of two, stats.Series). Times are since the first shard's start.
-func mergeSeries(ws []window, first time.Time, sums []stats.Interval) ([]stats.Interval, []ShardRate, error) {
-	width := seriesWidthOf(ws)
+// them grouped into the coarsest, width seconds (seriesWidthOf): both are
+// whole numbers of ticks from the step's start (powers of two,
+// stats.Series). Times are since the first shard's start.
+func mergeSeries(ws []window, first time.Time, sums []stats.Interval, width float64) ([]stats.Interval, []ShardRate, error) {
 	n := 0
 	var rates []ShardRate
 	group := make([]int, len(ws)) // shard intervals per merged one
@@ -124,69 +124,40 @@ func closeAll(rs []*stats.ColumnReader) {
 }
 
 // addCounts adds a shard's interval counts into acc (grown as needed),
-// f of the shard's intervals into each of acc's: their counts added, the
-// most in flight among them.
+// f of the shard's intervals into each of acc's (coarsen). The shards ran
+// at once: their operations in flight add up.
 func addCounts(acc []stats.Interval, c *stats.Columns, f int) []stats.Interval {
-	own := make([]stats.Interval, (c.Len()+f-1)/f)
-	for i := range c.Len() {
-		m := &own[i/f]
-		m.Count += c.Count[i]
-		m.Errors += c.Errors[i]
-		m.Bytes += c.Bytes[i]
-		m.Late += c.Late[i]
-		m.Dropped += c.Dropped[i]
-		m.InFlight = max(m.InFlight, c.InFlight[i])
-		m.NewConns += c.NewConns[i]
+	own := make([]stats.Interval, c.Len())
+	for i := range own {
+		own[i] = stats.Interval{Op: c.Op, Count: c.Count[i], Errors: c.Errors[i], Bytes: c.Bytes[i], Late: c.Late[i],
+			Dropped: c.Dropped[i], InFlight: c.InFlight[i], NewConns: c.NewConns[i]}
 	}
 	for _, e := range c.ErrorsByClass {
-		addClasses(&own[e.I/f], e.ByClass)
+		own[e.I].ErrorsByClass = e.ByClass
+	}
+	if f > 1 {
+		own = coarsen(own, f)
 	}
 	for len(acc) < len(own) {
 		acc = append(acc, stats.Interval{Op: c.Op})
 	}
 	for i, o := range own {
-		m := &acc[i]
-		m.Count += o.Count
-		m.Errors += o.Errors
-		m.Bytes += o.Bytes
-		m.Late += o.Late
-		m.Dropped += o.Dropped
-		m.InFlight += o.InFlight // the shards ran at once
-		m.NewConns += o.NewConns
-		addClasses(m, o.ErrorsByClass)
+		inFlight := acc[i].InFlight + o.InFlight
+		acc[i].AddCounts(o)
+		acc[i].InFlight = inFlight
 	}
 	return acc
 }
 
-// coarsen groups f adjacent counts of acc into one (f > 1), as addCounts
-// groups a shard's.
-func coarsen(acc []stats.Interval, f int) []stats.Interval {
-	out := make([]stats.Interval, (len(acc)+f-1)/f)
-	for i, a := range acc {
-		m := &out[i/f]
-		m.Op = a.Op
-		m.Count += a.Count
-		m.Errors += a.Errors
-		m.Bytes += a.Bytes
-		m.Late += a.Late
-		m.Dropped += a.Dropped
-		m.InFlight = max(m.InFlight, a.InFlight)
-		m.NewConns += a.NewConns
-		addClasses(m, a.ErrorsByClass)
+// coarsen groups f adjacent intervals' counts into one, as stats.Series
+// merges its intervals.
+func coarsen(ivs []stats.Interval, f int) []stats.Interval {
+	out := make([]stats.Interval, (len(ivs)+f-1)/f)
+	for i, iv := range ivs {
+		out[i/f].Op = iv.Op
+		out[i/f].AddCounts(iv)
 	}
 	return out
-}
-
-func addClasses(m *stats.Interval, byClass map[string]int64) {
-	if len(byClass) == 0 {
-		return
-	}
-	if m.ErrorsByClass == nil {
-		m.ErrorsByClass = map[string]int64{}
-	}
-	for k, v := range byClass {
-		m.ErrorsByClass[k] += v
-	}
 }
 
 // seriesWidth is the length in seconds of a result's series intervals: as

@@ -101,6 +101,29 @@ type Interval struct {
 	Total string `json:"total"`
 }
 
+// AddCounts adds o's counts to iv's, as o following iv in time makes
+// them: counts added, the most in flight of the two, errors by class
+// added into a new map (iv's may be another holder's).
+func (iv *Interval) AddCounts(o Interval) {
+	iv.Count += o.Count
+	iv.Errors += o.Errors
+	iv.Bytes += o.Bytes
+	iv.Late += o.Late
+	iv.Dropped += o.Dropped
+	iv.InFlight = max(iv.InFlight, o.InFlight)
+	iv.NewConns += o.NewConns
+	if len(o.ErrorsByClass) > 0 {
+		byClass := make(map[string]int64, len(iv.ErrorsByClass)+len(o.ErrorsByClass))
+		for k, v := range iv.ErrorsByClass {
+			byClass[k] += v
+		}
+		for k, v := range o.ErrorsByClass {
+			byClass[k] += v
+		}
+		iv.ErrorsByClass = byClass
+	}
+}
+
 // OpsPerS is the interval's completed operations (failed included) per second.
 func (iv *Interval) OpsPerS() float64 { return perS(float64(iv.Count+iv.Errors), iv.EndS-iv.StartS) }
 

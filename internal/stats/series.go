@@ -95,23 +95,7 @@ func (s *Series) merge(a, b Interval) (Interval, error) {
 	}
 	m := a
 	m.EndS = b.EndS
-	m.Count += b.Count
-	m.Errors += b.Errors
-	m.Bytes += b.Bytes
-	m.Late += b.Late
-	m.Dropped += b.Dropped
-	m.InFlight = max(a.InFlight, b.InFlight)
-	m.NewConns += b.NewConns
-	if len(b.ErrorsByClass) > 0 {
-		byClass := make(map[string]int64, len(a.ErrorsByClass)+len(b.ErrorsByClass))
-		for k, v := range a.ErrorsByClass {
-			byClass[k] += v
-		}
-		for k, v := range b.ErrorsByClass {
-			byClass[k] += v
-		}
-		m.ErrorsByClass = byClass
-	}
+	m.AddCounts(b)
 	for _, h := range []struct {
 		dst          *string
 		first, other string
