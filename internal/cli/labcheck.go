@@ -62,6 +62,17 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		return err
 	}
 	if failed > 0 {
+		busy := 0
+		for _, m := range results {
+			for _, r := range m.Rows {
+				if !r.Pass && r.Busy() {
+					busy++
+				}
+			}
+		}
+		if busy > 0 {
+			return fmt.Errorf("lab check: %d row(s) outside tolerance, %d of them measured while the machine was busy", failed, busy)
+		}
 		return fmt.Errorf("lab check: %d row(s) outside tolerance", failed)
 	}
 	return nil

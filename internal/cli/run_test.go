@@ -52,7 +52,7 @@ func documentCommand(args []string) bool {
 }
 
 // schemaCommands print an objbench/v1 document with --json.
-var schemaCommands = []string{"run", "probe", "merge", "strategies", "startup", "explain", "compare", "show", "idle-timeout", "runs"}
+var schemaCommands = []string{"run", "probe", "merge", "strategies", "startup", "explain", "compare", "show", "idle-timeout", "runs", "lab"}
 
 type doc struct {
 	Schema  string `json:"schema"`

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 )
@@ -35,6 +36,27 @@ type CheckRow struct {
 	// CheckOptions.Open). The network's TCP rows are measured by the raw
 	// request only.
 	Clients []ClientCheck `json:"clients,omitempty"`
+	// Late is the largest share of packets the wire delivered late while
+	// any client measured this row (netem.Stats.Late): above
+	// netem.BusyShare the machine's CPU, not the model, may explain a miss.
+	Late float64 `json:"late_fraction,omitempty"`
+}
+
+// Busy says the machine could not keep the wire's time while this row was
+// measured, so a miss says more about the machine than about the model.
+func (r CheckRow) Busy() bool { return r.Late > netem.BusyShare }
+
+// lateMeter counts the packets the lab's wire delivers late from now on:
+// the emulated network's or, on the netns path, the pipe's; none on the
+// direct path.
+func (l *Lab) lateMeter() *netem.LateMeter {
+	switch {
+	case l.kn != nil:
+		return netem.NewLateMeter(l.kn.pair.Pipe.Stats)
+	case l.net != nil:
+		return netem.NewLateMeter(l.net.Stats)
+	}
+	return netem.NewLateMeter(nil)
 }
 
 // CheckOptions tune Check.
@@ -102,8 +124,8 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		base := l.baseFor(m, baseline[i].got, ep.direct != ep.url)
 		want, tol, pass := l.judge(m, base, o)
 		rows = append(rows, CheckRow{Case: m.name, Phase: m.phase, RTTs: m.rtts, Baseline: base, Expected: want,
-			Measured: m.got, Tolerance: tol, Pass: pass,
-			Clients: []ClientCheck{{Client: RawClient, Baseline: base, Expected: want, Measured: m.got, Tolerance: tol, Pass: pass}}})
+			Measured: m.got, Tolerance: tol, Pass: pass, Late: m.late,
+			Clients: []ClientCheck{{Client: RawClient, Baseline: base, Expected: want, Measured: m.got, Tolerance: tol, Pass: pass, Late: m.late}}})
 	}
 	pooled := newTransport(nettrace.Pooled, false)
 	defer pooled.CloseIdleConnections()
@@ -124,19 +146,21 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		if _, err := exchange(ctx, setup, "PUT", urls.put("check/bw"), body, api); err != nil {
 			return nil, err
 		}
+		meter := l.lateMeter()
 		ss, err := samples(ctx, 3, func() (nettrace.Sample, error) {
 			return exchange(ctx, pooled, "GET", urls.get("check/bw"), nil, api)
 		})
 		if err != nil {
 			return nil, err
 		}
+		late := meter.Share()
 		want := time.Duration(float64(size*8) / float64(bw) * float64(time.Second))
 		got := median(ss, phase(nettrace.Recv))
 		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack
 		pass := (got-want) <= tol && (want-got) <= tol
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("%s GET at %s", fmtBytes(size), FormatBandwidth(bw)), Phase: "recv",
-			Expected: want, Measured: got, Tolerance: tol, Pass: pass,
-			Clients: []ClientCheck{{Client: RawClient, Expected: want, Measured: got, Tolerance: tol, Pass: pass}}})
+			Expected: want, Measured: got, Tolerance: tol, Pass: pass, Late: late,
+			Clients: []ClientCheck{{Client: RawClient, Expected: want, Measured: got, Tolerance: tol, Pass: pass, Late: late}}})
 	}
 	if err := l.checkClients(ctx, rows, o, size, newTransport); err != nil {
 		return nil, err
@@ -254,6 +278,7 @@ type caseResult struct {
 	name, phase string
 	rtts        float64
 	got         time.Duration
+	late        float64 // the wire's late share while the case was measured
 }
 
 // measureCases measures the fresh, reused and 100-continue cases at base.
@@ -261,8 +286,9 @@ func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n in
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) ([]caseResult, error) {
 	tlsRTTs := l.tlsRTTs()
 	var out []caseResult
+	meter := l.lateMeter()
 	add := func(name, phase string, rtts float64, got time.Duration) {
-		out = append(out, caseResult{name, phase, rtts, got})
+		out = append(out, caseResult{name, phase, rtts, got, meter.Share()})
 	}
 	ttfb := func(s nettrace.Sample) time.Duration { return s.TTFB() }
 
@@ -287,6 +313,7 @@ func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n in
 	if _, err := exchange(ctx, pooled, "GET", urls.get("check/1k"), nil, api); err != nil {
 		return nil, err
 	}
+	meter = l.lateMeter()
 	if ss, err = samples(ctx, n, func() (nettrace.Sample, error) {
 		return exchange(ctx, pooled, "GET", urls.get("check/1k"), nil, api)
 	}); err != nil {
@@ -303,6 +330,7 @@ func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n in
 	if _, err := exchange(ctx, expect, "GET", urls.get("check/1k"), nil, api); err != nil {
 		return nil, err
 	}
+	meter = l.lateMeter()
 	if ss, err = samples(ctx, n, func() (nettrace.Sample, error) {
 		return exchange(ctx, expect, "PUT", urls.put("check/1m"), big, api)
 	}); err != nil {

@@ -27,6 +27,9 @@ type ClientCheck struct {
 	Measured  time.Duration `json:"measured"`
 	Tolerance time.Duration `json:"tolerance"`
 	Pass      bool          `json:"pass"`
+	// Late is the share of packets the wire delivered late while this
+	// client measured the row (CheckRow.Late).
+	Late float64 `json:"late_fraction,omitempty"`
 }
 
 // tlsRTTs is the round trips of the lab's TLS handshake: 0 without TLS.
@@ -110,7 +113,7 @@ func (l *Lab) checkClients(ctx context.Context, rows []CheckRow, o CheckOptions,
 			if i >= len(rows) {
 				break
 			}
-			c := ClientCheck{Client: sdkClient(api), Measured: m.got}
+			c := ClientCheck{Client: sdkClient(api), Measured: m.got, Late: m.late}
 			if m.phase == "recv" { // the bandwidth row: size over bandwidth, as the raw row
 				c.Expected = rows[i].Expected
 				c.Tolerance = time.Duration(o.Tolerance*float64(c.Expected)) + o.Slack
@@ -122,6 +125,7 @@ func (l *Lab) checkClients(ctx context.Context, rows []CheckRow, o CheckOptions,
 			}
 			rows[i].Clients = append(rows[i].Clients, c)
 			rows[i].Pass = rows[i].Pass && c.Pass
+			rows[i].Late = max(rows[i].Late, c.Late)
 		}
 	}
 	return nil
@@ -169,8 +173,9 @@ func (l *Lab) measureClientCases(ctx context.Context, api, endpoint string, n in
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) ([]caseResult, error) {
 	tlsRTTs := l.tlsRTTs()
 	var out []caseResult
+	meter := l.lateMeter()
 	add := func(name, phase string, rtts float64, got time.Duration) {
-		out = append(out, caseResult{name, phase, rtts, got})
+		out = append(out, caseResult{name, phase, rtts, got, meter.Share()})
 	}
 	ttfb := func(s nettrace.Sample) time.Duration { return s.TTFB() }
 	client := func(s nettrace.Strategy, expect bool) (storage.Backend, *nettrace.Transport, error) {
@@ -219,6 +224,7 @@ func (l *Lab) measureClientCases(ctx context.Context, api, endpoint string, n in
 	if _, err := get(pooled, "check/1k"); err != nil {
 		return nil, err
 	}
+	meter = l.lateMeter()
 	if ss, err = samples(ctx, n, func() (nettrace.Sample, error) { return get(pooled, "check/1k") }); err != nil {
 		return nil, err
 	}
@@ -235,12 +241,14 @@ func (l *Lab) measureClientCases(ctx context.Context, api, endpoint string, n in
 	if _, err := get(expect, "check/1k"); err != nil {
 		return nil, err
 	}
+	meter = l.lateMeter()
 	if ss, err = samples(ctx, n, func() (nettrace.Sample, error) { return put(expect, "check/1m") }); err != nil {
 		return nil, err
 	}
 	add("Expect: 100-continue, 1 MiB PUT", "wait100", 1, median(ss, phase(nettrace.Wait100)))
 
 	if bwSize > 0 {
+		meter = l.lateMeter()
 		if ss, err = samples(ctx, 3, func() (nettrace.Sample, error) { return get(pooled, "check/bw") }); err != nil {
 			return nil, err
 		}

@@ -208,10 +208,10 @@ func (l *Lab) Notice() string { return l.notice }
 
 // referenceRow is lab check's comparison with Linux: through a bottleneck,
 // the cold 4 MiB GET the lab measured (got; base is what TLS and the
-// machine add to it) against the median of 3 of the same GET between two
+// machine add to it; late is its wire's late share) against the median of 3 of the same GET between two
 // namespaces with the kernel's TCP at both ends, over the same wire. ok is
 // false without a bottleneck or without namespaces.
-func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, o CheckOptions) (CheckRow, bool, error) {
+func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, late float64, o CheckOptions) (CheckRow, bool, error) {
 	if l.link.Bandwidth == 0 || got == 0 || namespacesAvailable() != nil {
 		return CheckRow{}, false, nil
 	}
@@ -221,7 +221,9 @@ func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, o Check
 	if err != nil {
 		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
 	}
+	meter := netem.NewLateMeter(p.Stats)
 	rs, err := reference.Measure(ctx, p, c, 3, reference.Stall)
+	late = max(late, meter.Share())
 	p.Close()
 	if err != nil {
 		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
@@ -240,5 +242,5 @@ func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, o Check
 		name += fmt.Sprintf(" (known gap: ±%.0f%%)", 100*g)
 	}
 	return CheckRow{Case: name, Phase: "total", Baseline: base, Expected: want, Measured: got, Tolerance: tol,
-		Pass: got-want <= tol && want-got <= tol}, true, nil
+		Pass: got-want <= tol && want-got <= tol, Late: late}, true, nil
 }

@@ -388,14 +388,19 @@ func TestLabCheckReferenceRow(t *testing.T) {
 	if ref == nil {
 		t.Fatalf("no reference row in %d rows", len(rows))
 	}
-	t.Logf("%s: lab %v, Linux %v (±%v)", ref.Case, ref.Measured, ref.Expected, ref.Tolerance)
-	if !ref.Pass || ref.Expected <= 0 || ref.Measured <= 0 {
+	t.Logf("%s: lab %v, Linux %v (±%v), %.1f%% of packets late", ref.Case, ref.Measured, ref.Expected, ref.Tolerance, 100*ref.Late)
+	switch {
+	case ref.Expected <= 0 || ref.Measured <= 0:
+		t.Errorf("reference row %+v", *ref)
+	case !ref.Pass && ref.Busy(): // as checkRows: the machine's figure, not judged
+		t.Logf("reference row missed while the machine was busy: not judged")
+	case !ref.Pass:
 		t.Errorf("reference row %+v", *ref)
 	}
 	saved := namespacesAvailable
 	namespacesAvailable = func() error { return errors.New("no namespaces") }
 	defer func() { namespacesAvailable = saved }()
-	if _, ok, err := l.referenceRow(context.Background(), time.Second, 0, o); ok || err != nil {
+	if _, ok, err := l.referenceRow(context.Background(), time.Second, 0, 0, o); ok || err != nil {
 		t.Errorf("without namespaces: row %v, %v", ok, err)
 	}
 }

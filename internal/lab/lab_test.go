@@ -28,33 +28,31 @@ func startLab(t *testing.T, cfg Config) *Lab {
 	return l
 }
 
-// checkRows runs Check and fails on rows outside tolerance, among the
-// phases named in assert (all when none). A timing check on a shared,
-// noisy machine gets three tries; it fails only if all three miss.
+// checkRows runs Check once and fails on rows outside tolerance, among
+// the phases named in assert (all when none). A row measured while over
+// 5% of the wire's packets came late (CheckRow.Busy) is logged and not
+// judged, as the reference grid does: the machine's CPU was elsewhere, so
+// its figure is the machine's, not the link model's. Before rows carried
+// their lateness this took three tries; with two busy loops on both cores,
+// the one try's misses were busy rows.
 func checkRows(t *testing.T, l *Lab, o CheckOptions, assert ...string) []CheckRow {
 	t.Helper()
-	var rows []CheckRow
-	var missed []CheckRow
-	for try := range 3 {
-		var err error
-		rows, err = l.Check(context.Background(), "s3", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		missed = missed[:0]
-		for _, r := range rows {
-			t.Logf("try %d: %-32s %-8s rtts %.0f expected %6.1fms measured %6.1fms pass %v", try+1, r.Case, r.Phase, r.RTTs,
-				float64(r.Expected)/1e6, float64(r.Measured)/1e6, r.Pass)
-			if !r.Pass && (len(assert) == 0 || slices.Contains(assert, r.Phase)) {
-				missed = append(missed, r)
-			}
-		}
-		if len(missed) == 0 {
-			break
-		}
+	rows, err := l.Check(context.Background(), "s3", o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, r := range missed {
-		t.Errorf("%s %s: measured %v, expected %v ± %v", r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance)
+	for _, r := range rows {
+		t.Logf("%-32s %-8s rtts %.0f expected %6.1fms measured %6.1fms late %4.1f%% pass %v", r.Case, r.Phase, r.RTTs,
+			float64(r.Expected)/1e6, float64(r.Measured)/1e6, 100*r.Late, r.Pass)
+		if r.Pass || (len(assert) > 0 && !slices.Contains(assert, r.Phase)) {
+			continue
+		}
+		if r.Busy() {
+			t.Logf("%s %s: measured %v, expected %v ± %v, while %.0f%% of the wire's packets came late: not judged",
+				r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance, 100*r.Late)
+			continue
+		}
+		t.Errorf("%s %s: measured %v, expected %v ± %v (%.1f%% of packets late)", r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance, 100*r.Late)
 	}
 	return rows
 }

@@ -57,6 +57,7 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 	defer setup.CloseIdleConnections()
 	var rows []CheckRow
 	var cold4, base4 time.Duration // the cold 4 MiB GET, and what TLS and the machine add to it
+	var late4 float64              // the wire's late share during the cold 4 MiB GETs
 	total := func(s nettrace.Sample) time.Duration { return s.Total() }
 	for _, size := range []int64{1 << 20, 4 << 20} {
 		key := fmt.Sprintf("check/cold-%d", size)
@@ -73,12 +74,14 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		if err != nil {
 			return nil, err
 		}
+		meter := l.lateMeter()
 		cold, err := samples(ctx, max(o.Samples/2, 3), func() (nettrace.Sample, error) {
 			return exchange(ctx, fresh, "GET", urls.get(key), nil, api)
 		})
 		if err != nil {
 			return nil, err
 		}
+		late := meter.Share()
 		fresh.CloseIdleConnections()
 		baseline := median(base, total)
 		serial := time.Duration(0)
@@ -88,19 +91,21 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		want := time.Duration(rtts*float64(rtt)) + baseline + serial
 		got := median(cold, total)
 		if size == 4<<20 {
-			cold4, base4 = got, baseline+time.Duration(tlsRTTs)*rtt
+			cold4, base4, late4 = got, baseline+time.Duration(tlsRTTs)*rtt, late
 		}
 		tol := rtt + o.Slack + l.link.Jitter // the model's ±1 round trip
 		name := fmt.Sprintf("cold %s GET (slow start: %d rounds)", fmtBytes(size), rounds)
 		rows = append(rows, CheckRow{Case: name, Phase: "total", RTTs: rtts, Baseline: baseline, Expected: want,
-			Measured: got, Tolerance: tol, Pass: got-want <= tol && want-got <= tol})
+			Measured: got, Tolerance: tol, Pass: got-want <= tol && want-got <= tol, Late: late})
 
 		// The same GET again on the connection the cold one warmed: its
 		// window is open, so it takes fewer round trips (an upper bound).
 		pooled := newTransport(nettrace.Pooled, false)
+		meter = l.lateMeter()
 		warm, err := samples(ctx, 2, func() (nettrace.Sample, error) {
 			return exchange(ctx, pooled, "GET", urls.get(key), nil, api)
 		})
+		late = meter.Share()
 		pooled.CloseIdleConnections()
 		if err != nil {
 			return nil, err
@@ -108,10 +113,10 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		got = total(warm[1])
 		bound := want - rtt
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("warm %s GET, same connection", fmtBytes(size)), Phase: "total",
-			RTTs: rtts - 1, Baseline: baseline, Expected: bound, Measured: got, Bound: "at most", Pass: got <= bound+o.Slack})
+			RTTs: rtts - 1, Baseline: baseline, Expected: bound, Measured: got, Bound: "at most", Pass: got <= bound+o.Slack, Late: late})
 	}
 
-	if row, ok, err := l.referenceRow(ctx, cold4, base4, o); err != nil {
+	if row, ok, err := l.referenceRow(ctx, cold4, base4, late4, o); err != nil {
 		return nil, err
 	} else if ok {
 		rows = append(rows, row)
@@ -130,6 +135,7 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		}
 		pooled := newTransport(nettrace.Pooled, false)
 		defer pooled.CloseIdleConnections()
+		meter := l.lateMeter()
 		ss, err := samples(ctx, 2, func() (nettrace.Sample, error) {
 			return exchange(ctx, pooled, "GET", urls.get("check/window"), nil, api)
 		})
@@ -141,7 +147,7 @@ func (l *Lab) tcpRows(ctx context.Context, api string, urls, direct objectURL, o
 		got := ss[1].Phases[nettrace.Recv]
 		tol := time.Duration(max(o.Tolerance, 0.15)*float64(want)) + o.Slack
 		rows = append(rows, CheckRow{Case: fmt.Sprintf("warm %s GET, receive window %s per round trip (%.0f MB/s)", fmtBytes(size), fmtBytes(int64(n.RecvBuffer)), windowRate/1e6),
-			Phase: "recv", Expected: want, Measured: got, Tolerance: tol, Pass: got-want <= tol && want-got <= tol})
+			Phase: "recv", Expected: want, Measured: got, Tolerance: tol, Pass: got-want <= tol && want-got <= tol, Late: meter.Share()})
 	}
 	return rows, nil
 }

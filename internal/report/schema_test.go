@@ -104,7 +104,12 @@ func TestEveryFieldInTheSchema(t *testing.T) {
 	if err := WriteRuns(&runs, []results.Listed{listed}, true); err != nil {
 		t.Fatal(err)
 	}
+	var check bytes.Buffer
+	if err := WriteLabCheckJSON(&check, []LabCheckMode{*filled[LabCheckMode]("")}, false); err != nil {
+		t.Fatal(err)
+	}
 	docs := map[string][]byte{
+		"lab check":        check.Bytes(),
 		"runs":             runs.Bytes(),
 		"compare profiles": profiles.Bytes(),
 		"run":              enc(filled[document.Document]("run")),

@@ -117,6 +117,43 @@ type Stats struct {
 	Late int64
 }
 
+// BusyShare is the share of late packets (Stats.Late) over which a
+// measurement's time is the machine's rather than the wire's: its CPU was
+// elsewhere while the wire should have delivered. Lab check and the
+// reference grid show such rows and do not judge them.
+const BusyShare = 0.05
+
+// LateMeter reads the share of packets a wire delivered late since the
+// meter was made; stats is Network.Stats or Pipe.Stats.
+type LateMeter struct {
+	stats    func() (up, down Stats)
+	up, down Stats
+}
+
+// NewLateMeter starts counting from stats' present values. A nil stats
+// (no emulated wire) always reads 0.
+func NewLateMeter(stats func() (up, down Stats)) *LateMeter {
+	m := &LateMeter{stats: stats}
+	if stats != nil {
+		m.up, m.down = stats()
+	}
+	return m
+}
+
+// Share is the share of the packets delivered since the meter started
+// that came late: 0 when none were delivered.
+func (m *LateMeter) Share() float64 {
+	if m.stats == nil {
+		return 0
+	}
+	up, down := m.stats()
+	n := up.Packets + down.Packets - m.up.Packets - m.down.Packets
+	if n <= 0 {
+		return 0
+	}
+	return float64(up.Late+down.Late-m.up.Late-m.down.Late) / float64(n)
+}
+
 // New starts a network. Close stops it.
 func New(cfg Config) (*Network, error) {
 	if cfg.MTU == 0 {

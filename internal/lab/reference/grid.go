@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/netem"
 )
 
 // Stall is how long a transfer may go without moving a byte: beyond the
@@ -156,7 +158,7 @@ type Row struct {
 // Busy says a path could not keep the wire's time for this row: over 5%
 // of its packets came late, so its figure is the machine's (the
 // reference's is then no yardstick; the lab's stacks were short of CPU).
-func (r Row) Busy() bool { return r.LinuxLate > 0.05 || r.LabLate > 0.05 }
+func (r Row) Busy() bool { return r.LinuxLate > netem.BusyShare || r.LabLate > netem.BusyShare }
 
 // Median of what of rs.
 func Median(rs []Result, what func(Result) time.Duration) time.Duration {
@@ -211,12 +213,9 @@ func RunWith(ctx context.Context, c Case, paths []PathStart) (Row, error) {
 		if err != nil {
 			return row, fmt.Errorf("%s path: %w", p.Name, err)
 		}
+		meter := netem.NewLateMeter(path.Stats)
 		rs, err := Measure(ctx, path, c, c.Runs(), Stall)
-		up, down := path.Stats()
-		late := 0.0
-		if n := up.Packets + down.Packets; n > 0 {
-			late = float64(up.Late+down.Late) / float64(n)
-		}
+		late := meter.Share()
 		path.Close()
 		if err != nil {
 			return row, fmt.Errorf("%s path: %w", p.Name, err)
