@@ -32,7 +32,7 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	lf.register(cmd.Flags(), false)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the rows as JSON")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, `print the objbench/v1 document: {"schema", "lab_check": [each TLS mode with its rows], "pass"} (with --profile, a profile_comparison)`)
 	cmd.Flags().IntVar(&samples, "samples", 5, "requests per case; the median is compared")
 	return cmd
 }
