@@ -60,11 +60,13 @@ type Options struct {
 }
 
 // Settings are probe --save-profile's: where the profile goes, the bound
-// on the calibration, and whether to find the idle timeout too.
+// on the calibration, whether to find the idle timeout too, and the sizes
+// measured (Options' ServiceSizes and Sizes; empty for the defaults).
 type Settings struct {
-	Save   string
-	Budget time.Duration
-	Idle   bool
+	Save                string
+	Budget              time.Duration
+	Idle                bool
+	ServiceSizes, Sizes []int64
 }
 
 // Run opens the target, calibrates it with samples requests per class
@@ -75,7 +77,7 @@ func (s Settings) Run(ctx context.Context, open func() (*target.Env, error), sam
 		return nil, err
 	}
 	defer env.Close()
-	o := Options{Samples: samples, Budget: s.Budget, Progress: progress}
+	o := Options{Samples: samples, Budget: s.Budget, Progress: progress, ServiceSizes: s.ServiceSizes, Sizes: s.Sizes}
 	if s.Idle {
 		o.Idle = &load.IdleSearch{Min: time.Second, Max: 120 * time.Second, PerRound: 8, Rounds: 3}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,58 @@ func TestCalibrateFlow(t *testing.T) {
 	t.Logf("lab check --profile:\n%s", out)
 	if !strings.Contains(out, "service get 1KiB p50") || (code != 0 && code != 1) {
 		t.Errorf("lab check --profile: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestCalibrateSizes: --service-sizes and --stream-sizes choose the
+// service classes and the one-stream rates a profile holds; bad lists, and
+// either flag without --save-profile, are usage errors.
+func TestCalibrateSizes(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	file := filepath.Join(t.TempDir(), "sizes.json")
+	args := []string{"probe", "lab:same-region", "--rtt", "1ms", "--save-profile", file, "--count", "5", "--budget", "60s", "--no-save",
+		"--service-sizes", "1KiB,64KiB,1MiB", "--stream-sizes", "64KiB,256KiB"}
+	if code, out, errOut := runCLI(t, ctx, args...); code != 0 {
+		t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	m, err := lab.LoadMeasured(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string][]int64{}
+	for _, c := range m.Service {
+		classes[c.Op] = append(classes[c.Op], c.SizeBytes)
+	}
+	want := []int64{1 << 10, 64 << 10, 1 << 20}
+	for _, op := range []string{"get", "put"} {
+		if got := classes[op]; !slices.Equal(got, want) {
+			t.Errorf("%s classes %v, want %v", op, got, want)
+		}
+	}
+	var streams []int64
+	for _, p := range m.Throughput {
+		streams = append(streams, p.SizeBytes)
+	}
+	if want := []int64{64 << 10, 256 << 10}; !slices.Equal(streams, want) {
+		t.Errorf("one-stream sizes %v, want %v", streams, want)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--service-sizes", "0"}, "--service-sizes: 0B: use 1B to 256MiB"},
+		{[]string{"--stream-sizes", "1MiB,1MiB"}, "--stream-sizes: 1MiB is given twice"},
+		{[]string{"--service-sizes", "lots"}, `--service-sizes "lots"`},
+	} {
+		args := append([]string{"probe", "lab:local", "--save-profile", filepath.Join(t.TempDir(), "x.json")}, tc.args...)
+		if code, _, errOut := runCLI(t, ctx, args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+		}
+	}
+	if code, _, errOut := runCLI(t, ctx, "probe", "lab:local", "--service-sizes", "1KiB"); code != 2 || !strings.Contains(errOut, "needs --save-profile") {
+		t.Errorf("--service-sizes without --save-profile: exit %d, %q", code, errOut)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // probeFlags are shared by probe and serve.
@@ -31,6 +32,8 @@ type probeFlags struct {
 	conn string
 	otlp string
 	cal  calibrate.Settings // --save-profile calibrates instead
+	// serviceSizes and streamSizes are --save-profile's size lists, parsed into cal.
+	serviceSizes, streamSizes string
 }
 
 func (pf *probeFlags) register(fl *pflag.FlagSet) {
@@ -118,6 +121,11 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			if pf.cal.Save != "" {
 				return runCalibrate(ctx, args, &pf, cmd.Flags(), stdout, stderr)
 			}
+			for _, f := range []string{"budget", "idle", "service-sizes", "stream-sizes"} {
+				if cmd.Flags().Changed(f) {
+					return usagef("--%s is a calibration setting: it needs --save-profile FILE", f)
+				}
+			}
 			o, err := sf.probeOptions(&pf)
 			if err != nil {
 				return err
@@ -159,6 +167,8 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&pf.cal.Save, "save-profile", "", "calibrate instead: measure the TARGET's path and server into a lab profile, written to FILE or an object URL (see the calibration section above)")
 	cmd.Flags().DurationVar(&pf.cal.Budget, "budget", 100*time.Second, "--save-profile: bound on the whole calibration")
 	cmd.Flags().BoolVar(&pf.cal.Idle, "idle", false, "--save-profile: also find the idle keep-alive timeout (as idle-timeout; up to 2 minutes more)")
+	cmd.Flags().StringVar(&pf.serviceSizes, "service-sizes", "1KiB,1MiB", "--save-profile: GET and PUT sizes whose service time is measured, one class each; the twin draws a request of another size from the nearest")
+	cmd.Flags().StringVar(&pf.streamSizes, "stream-sizes", "64KiB,1MiB,8MiB", "--save-profile: sizes of the one-stream GET rates (the largest shows the plateau best)")
 	return cmd
 }
 
@@ -166,6 +176,13 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
 		return usagef("--save-profile calibrates one TARGET, got %d", len(args))
+	}
+	var err error
+	if pf.cal.ServiceSizes, err = calibrationSizes("--service-sizes", pf.serviceSizes); err != nil {
+		return err
+	}
+	if pf.cal.Sizes, err = calibrationSizes("--stream-sizes", pf.streamSizes); err != nil {
+		return err
 	}
 	status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
@@ -175,4 +192,24 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.
 		return err
 	}
 	return report.WriteMeasured(stdout, m, pf.cal.Save)
+}
+
+// calibrationSizes parses a --save-profile size list: distinct sizes of
+// 1 B to 256 MiB (calibration writes each as an object).
+func calibrationSizes(flag, v string) ([]int64, error) {
+	sizes, err := units.ParseSizes(v)
+	if err != nil {
+		return nil, usagef("%s %q: %v", flag, v, err)
+	}
+	seen := map[int64]bool{}
+	for _, s := range sizes {
+		if s <= 0 || s > 256<<20 {
+			return nil, usagef("%s: %s: use 1B to 256MiB", flag, units.FormatSize(s))
+		}
+		if seen[s] {
+			return nil, usagef("%s: %s is given twice", flag, units.FormatSize(s))
+		}
+		seen[s] = true
+	}
+	return sizes, nil
 }
