@@ -65,7 +65,7 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		busy := 0
 		for _, m := range results {
 			for _, r := range m.Rows {
-				if !r.Pass && r.Busy() {
+				if r.MissedBusy() {
 					busy++
 				}
 			}

@@ -46,6 +46,23 @@ type CheckRow struct {
 // measured, so a miss says more about the machine than about the model.
 func (r CheckRow) Busy() bool { return r.Late > netem.BusyShare }
 
+// MissedBusy says the row missed and every client that missed it was
+// measured while the machine was busy: a miss lab check marks "busy".
+func (r CheckRow) MissedBusy() bool {
+	if r.Pass {
+		return false
+	}
+	if len(r.Clients) == 0 {
+		return r.Busy()
+	}
+	for _, c := range r.Clients {
+		if !c.Pass && c.Late <= netem.BusyShare {
+			return false
+		}
+	}
+	return true
+}
+
 // lateMeter counts the packets the lab's wire delivers late from now on:
 // the emulated network's or, on the netns path, the pipe's; none on the
 // direct path.

@@ -30,7 +30,7 @@ func startLab(t *testing.T, cfg Config) *Lab {
 
 // checkRows runs Check once and fails on rows outside tolerance, among
 // the phases named in assert (all when none). A row measured while over
-// 5% of the wire's packets came late (CheckRow.Busy) is logged and not
+// 5% of the wire's packets came late (CheckRow.MissedBusy) is logged and not
 // judged, as the reference grid does: the machine's CPU was elsewhere, so
 // its figure is the machine's, not the link model's. Before rows carried
 // their lateness this took three tries; with two busy loops on both cores,
@@ -47,7 +47,7 @@ func checkRows(t *testing.T, l *Lab, o CheckOptions, assert ...string) []CheckRo
 		if r.Pass || (len(assert) > 0 && !slices.Contains(assert, r.Phase)) {
 			continue
 		}
-		if r.Busy() {
+		if r.MissedBusy() {
 			t.Logf("%s %s: measured %v, expected %v ± %v, while %.0f%% of the wire's packets came late: not judged",
 				r.Case, r.Phase, r.Measured, r.Expected, r.Tolerance, 100*r.Late)
 			continue
