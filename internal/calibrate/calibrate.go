@@ -88,6 +88,30 @@ func (s Settings) Run(ctx context.Context, open func() (*target.Env, error), sam
 	return m, err
 }
 
+// maxSize is the largest object calibration writes.
+const maxSize = 256 << 20
+
+// ParseSizes reads a list of sizes for the setting named name (a flag,
+// in its errors): distinct, each 1 B to 256 MiB, as calibration writes
+// each as an object.
+func ParseSizes(name, v string) ([]int64, error) {
+	sizes, err := units.ParseSizes(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %v", name, v, err)
+	}
+	seen := map[int64]bool{}
+	for _, s := range sizes {
+		if s <= 0 || s > maxSize {
+			return nil, fmt.Errorf("%s: %s: use 1B to 256MiB", name, units.FormatSize(s))
+		}
+		if seen[s] {
+			return nil, fmt.Errorf("%s: %s is given twice", name, units.FormatSize(s))
+		}
+		seen[s] = true
+	}
+	return sizes, nil
+}
+
 func (o Options) withDefaults() (Options, error) {
 	if o.Samples == 0 {
 		o.Samples = 40
@@ -124,7 +148,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("budget %s: at least 1s", o.Budget)
 	}
 	for _, s := range append(slices.Clone(o.Sizes), o.ServiceSizes...) {
-		if s <= 0 || s > 256<<20 {
+		if s <= 0 || s > maxSize {
 			return o, fmt.Errorf("size %d: use 1 B to 256 MiB", s)
 		}
 	}

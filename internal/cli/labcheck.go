@@ -61,19 +61,5 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 	if err := report.WriteLabCheckResult(stdout, results, failed, jsonOut); err != nil {
 		return err
 	}
-	if failed > 0 {
-		busy := 0
-		for _, m := range results {
-			for _, r := range m.Rows {
-				if r.MissedBusy() {
-					busy++
-				}
-			}
-		}
-		if busy > 0 {
-			return fmt.Errorf("lab check: %d row(s) outside tolerance, %d of them measured while the machine was busy", failed, busy)
-		}
-		return fmt.Errorf("lab check: %d row(s) outside tolerance", failed)
-	}
-	return nil
+	return report.LabCheckError(results, failed)
 }

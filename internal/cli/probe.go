@@ -21,7 +21,6 @@ import (
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
-	"github.com/objbench/objbench/internal/units"
 )
 
 // probeFlags are shared by probe and serve.
@@ -178,11 +177,11 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.
 		return usagef("--save-profile calibrates one TARGET, got %d", len(args))
 	}
 	var err error
-	if pf.cal.ServiceSizes, err = calibrationSizes("--service-sizes", pf.serviceSizes); err != nil {
-		return err
+	if pf.cal.ServiceSizes, err = calibrate.ParseSizes("--service-sizes", pf.serviceSizes); err != nil {
+		return usagef("%v", err)
 	}
-	if pf.cal.Sizes, err = calibrationSizes("--stream-sizes", pf.streamSizes); err != nil {
-		return err
+	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
+		return usagef("%v", err)
 	}
 	status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
@@ -192,24 +191,4 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.
 		return err
 	}
 	return report.WriteMeasured(stdout, m, pf.cal.Save)
-}
-
-// calibrationSizes parses a --save-profile size list: distinct sizes of
-// 1 B to 256 MiB (calibration writes each as an object).
-func calibrationSizes(flag, v string) ([]int64, error) {
-	sizes, err := units.ParseSizes(v)
-	if err != nil {
-		return nil, usagef("%s %q: %v", flag, v, err)
-	}
-	seen := map[int64]bool{}
-	for _, s := range sizes {
-		if s <= 0 || s > 256<<20 {
-			return nil, usagef("%s: %s: use 1B to 256MiB", flag, units.FormatSize(s))
-		}
-		if seen[s] {
-			return nil, usagef("%s: %s is given twice", flag, units.FormatSize(s))
-		}
-		seen[s] = true
-	}
-	return sizes, nil
 }

@@ -106,6 +106,26 @@ func WriteLabCheckResult(w io.Writer, modes []LabCheckMode, failed int, jsonOut 
 	return nil
 }
 
+// LabCheckError is lab check's error when failed rows missed: how many,
+// and how many of them the machine was busy for (CheckRow.MissedBusy).
+func LabCheckError(modes []LabCheckMode, failed int) error {
+	if failed == 0 {
+		return nil
+	}
+	busy := 0
+	for _, m := range modes {
+		for _, r := range m.Rows {
+			if r.MissedBusy() {
+				busy++
+			}
+		}
+	}
+	if busy > 0 {
+		return fmt.Errorf("lab check: %d row(s) outside tolerance, %d of them measured while the machine was busy", failed, busy)
+	}
+	return fmt.Errorf("lab check: %d row(s) outside tolerance", failed)
+}
+
 // WriteLabCheck prints lab check's table per mode: each row's raw request,
 // then each SDK; a row passes only when every client does. A client's miss
 // measured while the wire's packets came late is marked busy, and the

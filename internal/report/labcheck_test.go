@@ -39,4 +39,11 @@ func TestWriteLabCheckGolden(t *testing.T) {
 	if n := strings.Count(got, "busy:"); n != 1 {
 		t.Errorf("the busy note printed %d times, want once", n)
 	}
+	want := "lab check: 3 row(s) outside tolerance, 2 of them measured while the machine was busy"
+	if err := LabCheckError([]LabCheckMode{{Rows: rows}}, 3); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if err := LabCheckError(nil, 0); err != nil {
+		t.Errorf("no row failed: error %v", err)
+	}
 }
