@@ -153,6 +153,9 @@ func runSummary(r HTMLRun) runView {
 	for _, k := range slices.Sorted(maps.Keys(r.Meta)) {
 		rv.Meta = append(rv.Meta, [2]string{k, r.Meta[k]})
 	}
+	if r.Doc != nil && r.Doc.CutShort != nil {
+		rv.Meta = append(rv.Meta, [2]string{"cut short", r.Doc.CutShort.Sentence()})
+	}
 	return rv
 }
 
