@@ -19,8 +19,9 @@ type Partial struct {
 	results  []document.Result
 	hists    []map[string][]byte
 	// walls are the finished steps' wall times, by step (a mixed step's
-	// parts share theirs).
+	// parts share theirs); curWall is the running step's finished parts'.
 	walls     map[int]float64
+	curWall   float64
 	step      int
 	cur       *stepAcc
 	intervals int
@@ -55,7 +56,7 @@ func NewPartial(settings document.Document) *Partial {
 // says what it measures (workload, op, size, concurrency, strategy, the
 // open-loop settings; SeriesIntervalS is the runner's interval).
 func (p *Partial) BeginStep(step int, tmpl document.Result) {
-	p.step, p.cur = step, &stepAcc{tmpl: tmpl, byOp: map[string]*opAcc{}}
+	p.step, p.cur, p.curWall = step, &stepAcc{tmpl: tmpl, byOp: map[string]*opAcc{}}, 0
 }
 
 // Add adds one interval of the running step; offered is the operations the
@@ -95,20 +96,22 @@ func (p *Partial) Add(step int, iv stats.Interval, offered float64, end time.Tim
 func (p *Partial) Result(step int, r document.Result, hists map[string][]byte) {
 	p.results = append(p.results, r)
 	p.hists = append(p.hists, hists)
-	p.walls[step] = max(p.walls[step], r.WallS)
-	if p.cur != nil && step == p.step {
-		if _, ok := p.cur.byOp[r.Op]; ok && len(p.cur.ops) > 1 {
-			delete(p.cur.byOp, r.Op)
-			for i, op := range p.cur.ops {
-				if op == r.Op {
-					p.cur.ops = append(p.cur.ops[:i:i], p.cur.ops[i+1:]...)
-					break
-				}
-			}
-			return
-		}
-		p.cur = nil
+	if p.cur == nil || step != p.step {
+		p.walls[step] = max(p.walls[step], r.WallS)
+		return
 	}
+	p.curWall = max(p.curWall, r.WallS)
+	if _, ok := p.cur.byOp[r.Op]; ok && len(p.cur.ops) > 1 {
+		delete(p.cur.byOp, r.Op) // a mixed step's part: its other ops still run
+		for i, op := range p.cur.ops {
+			if op == r.Op {
+				p.cur.ops = append(p.cur.ops[:i:i], p.cur.ops[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	p.walls[step], p.cur = p.curWall, nil
 }
 
 // Intervals is the number of intervals added.
@@ -127,7 +130,7 @@ func (p *Partial) Document(reason string, now time.Time) (*document.Document, []
 		covers += w
 	}
 	if p.cur != nil {
-		wall := 0.0
+		wall := p.curWall
 		for _, op := range p.cur.ops {
 			r, h, err := p.cur.byOp[op].result(op, p.cur.tmpl)
 			if err != nil {
