@@ -317,3 +317,41 @@ func TestKilledShardMerged(t *testing.T) {
 	}
 	t.Logf("shard killed after %d lines (last done %d); its partial upload: %d operations, merged %d", len(printed), printed[len(printed)-1], uploaded, m.Results[0].Count)
 }
+
+// TestJournalFinishedRun: a run that finishes leaves no journal, reads as
+// a finished run (no cut_short), and its final shard document is never
+// replaced by a partial upload made while it ran.
+func TestJournalFinishedRun(t *testing.T) {
+	dir := t.TempDir()
+	db, res := filepath.Join(dir, "results.db"), filepath.Join(dir, "results")
+	code, _, errOut := runCLI(t, context.Background(), "run", "--results-to", res, "--results-every", "50ms", "--interval", "20ms",
+		"--workload", "latency", "--gets", "150", "--rate", "300", "--op-sizes", "0", "--op-count", "2", "--db", db, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "journal") {
+		t.Errorf("the journal warned: %s", errOut)
+	}
+	if n := journalRows(t, db); n != 0 {
+		t.Errorf("%d journal rows left after the run was saved", n)
+	}
+	runs := listRuns(t, db)
+	if len(runs) != 1 || runs[0].Interrupted {
+		t.Fatalf("runs %+v, want one finished run", runs)
+	}
+	matches, _ := filepath.Glob(filepath.Join(res, "*", "shard-0.json"))
+	if len(matches) != 1 {
+		t.Fatalf("shard documents %v", matches)
+	}
+	b, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := shard.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Interrupted || f.CutShort != nil || len(f.Results) != 4 || f.Results[0].Op != "get" || f.Results[0].Count+f.Results[0].Errors != 150 {
+		t.Fatalf("the final shard document: interrupted %t, cut_short %+v, %d results", f.Interrupted, f.CutShort, len(f.Results))
+	}
+}

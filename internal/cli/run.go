@@ -86,6 +86,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return err
 	}
+	if f.shards.resultsEvery < 0 {
+		return usagef("--results-every must not be negative, got %s", f.shards.resultsEvery)
+	}
 	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
 		spec.Apply(&opts)
 		f.open.DivideRate(spec.Count)
