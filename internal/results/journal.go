@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
@@ -77,23 +78,45 @@ type JournalInterval struct {
 }
 
 // JournalIntervals appends interval seq of step, every op of it, in one
-// transaction: an interval is in the journal whole or not at all.
+// statement: one transaction, so an interval is in the journal whole or
+// not at all. Statements are prepared once per number of ops (see
+// journalStmts): a run writes one a second, and parsing each anew kept
+// SQLite's parser resident in the run's memory.
 func (s *Store) JournalIntervals(ctx context.Context, id string, step, seq int, ivs []JournalInterval) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	if len(ivs) == 0 {
+		return nil
+	}
+	st, err := s.journalStmt(ctx, len(ivs))
 	if err != nil {
 		return fmt.Errorf("journal of run %s: %w", id, err)
 	}
-	defer tx.Rollback()
+	args := make([]any, 0, 7*len(ivs))
 	for _, iv := range ivs {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO journal_intervals VALUES (?,?,?,?,?,?,?)`, id, step, seq, iv.Op,
-			iv.Offered, iv.End.UnixNano(), iv.Data); err != nil {
-			return fmt.Errorf("journal of run %s: %w", id, err)
-		}
+		args = append(args, id, step, seq, iv.Op, iv.Offered, iv.End.UnixNano(), iv.Data)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE journal_runs SET updated_at = ? WHERE run_id = ?`, time.Now().UnixNano(), id); err != nil {
+	if _, err := st.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("journal of run %s: %w", id, err)
 	}
-	return tx.Commit()
+	return nil
+}
+
+// journalStmt is the prepared INSERT of n intervals.
+func (s *Store) journalStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st := s.stmts[n]; st != nil {
+		return st, nil
+	}
+	q := "INSERT OR REPLACE INTO journal_intervals VALUES " + strings.Repeat("(?,?,?,?,?,?,?),", n-1) + "(?,?,?,?,?,?,?)"
+	st, err := s.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[int]*sql.Stmt{}
+	}
+	s.stmts[n] = st
+	return st, nil
 }
 
 // JournalResult writes finished result idx (in the document's order) of
@@ -189,6 +212,9 @@ func (s *Store) recoverJournals(ctx context.Context) error {
 			return err
 		}
 		j.started, j.updated = time.Unix(0, started), time.Unix(0, updated)
+		if last := s.lastInterval(ctx, j.id); last.After(j.updated) {
+			j.updated = last // intervals are written without touching journal_runs
+		}
 		if reason, dead := j.proc.gone(j.updated, now); dead {
 			gone = append(gone, j)
 			reasons = append(reasons, reason)
@@ -204,6 +230,16 @@ func (s *Store) recoverJournals(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// lastInterval is when run id's last journaled interval ended (zero: none).
+func (s *Store) lastInterval(ctx context.Context, id string) time.Time {
+	var end sql.NullInt64
+	_ = s.db.QueryRowContext(ctx, `SELECT max(end_ns) FROM journal_intervals WHERE run_id = ?`, id).Scan(&end)
+	if !end.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, end.Int64)
 }
 
 // recoverOne saves run j from its journal as an interrupted run, cut short

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -76,6 +77,9 @@ func DefaultPath() (string, error) {
 type Store struct {
 	db   *sql.DB
 	path string
+	// stmts are the journal's prepared statements (journalStmt).
+	stmtMu sync.Mutex
+	stmts  map[int]*sql.Stmt
 	// RecoverErr is why Open could not make the journals of killed runs
 	// into runs (nil: none left); they are tried again at the next Open.
 	RecoverErr error
@@ -163,7 +167,15 @@ func (s *Store) upToDate(v int) (bool, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
 
 // Run is one saved run.
 type Run struct {
