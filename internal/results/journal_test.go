@@ -200,6 +200,9 @@ func TestRecoverJournal(t *testing.T) {
 				tt.pid, tt.host, process, time.Now().Add(-tt.idle).UnixNano()); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := st.db.ExecContext(ctx, `UPDATE journal_intervals SET end_ns = ?`, time.Now().Add(-tt.idle).UnixNano()); err != nil {
+				t.Fatal(err)
+			}
 			st.Close()
 
 			st, err = Open(ctx, path)
