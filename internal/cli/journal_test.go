@@ -204,6 +204,11 @@ func TestKilledRunKept(t *testing.T) {
 		if code, out, errOut := runCLI(t, ctx, "compare", "--db", db, finished, id); code != 0 || !strings.Contains(out, "B: cut short") {
 			t.Errorf("rep %d: compare: exit %d:\n%s%s", rep, code, out, errOut)
 		}
+		if rep == 0 { // its JSON, checked against the schema by runCLI
+			if code, out, errOut := runCLI(t, ctx, "compare", "--json", "--db", db, finished, id); code != 0 || !strings.Contains(out, `"cut_short"`) {
+				t.Errorf("compare --json: exit %d:\n%s%s", code, out, errOut)
+			}
+		}
 		html := filepath.Join(dir, "r.html")
 		if code, _, errOut := runCLI(t, ctx, "report", "--db", db, "-o", html, id, finished); code != 0 {
 			t.Errorf("rep %d: report: exit %d: %s", rep, code, errOut)
