@@ -169,7 +169,7 @@ func TestClientsCompare(t *testing.T) {
 		if e.Connections != tc.conns || e.TLSHandshakes != tc.handshake {
 			t.Errorf("%s: %d connections, %d TLS handshakes, want %d and %d\n%s", tc.name, e.Connections, e.TLSHandshakes, tc.conns, tc.handshake, connsText(rows[tc.name]))
 		}
-		// Seed 004's extra round trip: the pinned boto3 sends every
+		// The extra round trip of 100-continue: the pinned boto3 sends every
 		// PutObject with Expect: 100-continue.
 		if e.ExpectContinue != n {
 			t.Errorf("%s: %d of %d uploads sent Expect: 100-continue, want all", tc.name, e.ExpectContinue, n)
