@@ -222,3 +222,65 @@ func checkTarget(root, page, target string) string {
 	}
 	return ""
 }
+
+// citation is a document named in code: a path ending in .md, with an
+// optional #heading.
+var citation = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:[\w.-]+/)*[\w.-]+\.md)(#[\w-]+)?`)
+
+// TestCodeCitations: every document a code comment, help text, script or
+// deploy file cites (DESIGN.md, docs/design.md#timers) is in the
+// repository, with the heading it names.
+func TestCodeCitations(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go", ".txt", ".sh", ".yaml", ".yml", ".py", ".cjs", ".mjs":
+		default:
+			return nil
+		}
+		if name == "links_test.go" {
+			return nil // its own table cites missing documents on purpose
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		for i, l := range strings.Split(string(raw), "\n") {
+			for _, m := range citation.FindAllStringSubmatch(l, -1) {
+				checked++
+				// ./ and ../ are the citing file's neighbours; any other
+				// path is from the repository's root.
+				from := filepath.Join(root, "cited-from-code")
+				if strings.HasPrefix(m[1], "./") || strings.HasPrefix(m[1], "../") {
+					from = p
+				}
+				if problem := checkTarget(root, from, m[1]+m[2]); problem != "" {
+					t.Errorf("%s:%d: %s", rel, i+1, problem)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Error("no citation found: the pattern no longer matches the code's")
+	}
+}
