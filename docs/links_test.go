@@ -50,6 +50,7 @@ func TestCheckPage(t *testing.T) {
 		{"reference link", "[x]: gone.txt\n", []string{"gone.txt: no such file"}},
 		{"code is not a link", "```\n[x](gone.md)\n```\n`[y](gone.md)`\n", nil},
 		{"shared mentioned", "see ../shared/notes\n", []string{"../shared"}},
+		{"private name", "as Seed 000 did\n", []string{`"Seed 000"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -96,6 +97,10 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// privateName is how the project's notes name the studies it grew from
+// ("seed 000"), which no user has seen.
+var privateName = regexp.MustCompile(`(?i)\bseed \d{3}\b`)
 
 var (
 	fence      = regexp.MustCompile("^\\s*(```|~~~)")
@@ -173,6 +178,9 @@ func checkPage(root, page string) []string {
 		n := numbers[i]
 		if strings.Contains(l, "../shared") {
 			bad(n, "mentions ../shared, which is not in the repository")
+		}
+		if m := privateName.FindString(l); m != "" {
+			bad(n, "says %q, a name only the project's authors know: say what the thing does", m)
 		}
 		l = codeSpan.ReplaceAllString(l, "")
 		var targets []string
@@ -252,6 +260,15 @@ func TestCodeCitations(t *testing.T) {
 		case ".go", ".txt", ".sh", ".yaml", ".yml", ".py", ".cjs", ".mjs":
 		default:
 			return nil
+		}
+		if filepath.Ext(name) == ".txt" && filepath.Base(filepath.Dir(p)) == "help" {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if m := privateName.Find(raw); m != nil {
+				t.Errorf("%s: says %q, a name only the project's authors know", p, m)
+			}
 		}
 		if name == "links_test.go" {
 			return nil // its own table cites missing documents on purpose
