@@ -110,7 +110,8 @@ func TestWriteCSVGolden(t *testing.T) {
 	golden(t, "run.csv.golden", buf.Bytes())
 }
 
-// TestJSONContract checks every key DESIGN.md's objbench/v1 contract names.
+// TestJSONContract checks every key the objbench/v1 contract in
+// docs/design.md#the-json-result-contract names.
 func TestJSONContract(t *testing.T) {
 	t.Parallel()
 	d := fixture()
