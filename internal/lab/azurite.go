@@ -2,9 +2,13 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,4 +185,81 @@ func waitPort(ctx context.Context, addr string, exited <-chan struct{}, bound ti
 		}
 	}
 	return fmt.Errorf("no answer on %s within %s", addr, bound)
+}
+
+// recordAzure puts a recording reverse proxy in front of Azurite at
+// upstream: on the server stack behind a local endpoint at port when the
+// link emulates, else on 127.0.0.1:port. It returns the public address and
+// sets ep's teardown (the proxy, then stopChild).
+func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream string, stopChild func()) (string, error) {
+	pub, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		stopChild()
+		return "", fmt.Errorf("lab azure: %w", portHint(err))
+	}
+	pubPort := pub.Addr().(*net.TCPAddr).Port
+	ln := pub
+	var kln net.Listener // the netns path's
+	if l.kn != nil {
+		if kln, err = l.kn.listen(pubPort); err != nil {
+			pub.Close()
+			stopChild()
+			return "", fmt.Errorf("lab azure: %w", err)
+		}
+		ep.prog = l.scheme() + "://" + net.JoinHostPort(serverAddr.String(), strconv.Itoa(pubPort)) + "/" + azuriteAccount
+	}
+	if l.net != nil {
+		wire, err := l.net.Listen(pubPort)
+		if err != nil {
+			pub.Close()
+			if kln != nil {
+				kln.Close()
+			}
+			stopChild()
+			return "", fmt.Errorf("lab azure: %w", err)
+		}
+		ln = wire
+		ep.fwd = l.forward(pub, pubPort)
+		l.wirePorts[pubPort] = true
+		ep.direct = l.scheme() + "://" + upstream + "/" + azuriteAccount
+	}
+	target := &url.URL{Scheme: l.scheme(), Host: upstream}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorLog = discardLog
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}
+	if l.ca != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: l.ca.pool, MinVersion: tls.VersionTLS12}
+	}
+	proxy.Transport = tr
+	b := &behaviour{api: "azure", serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
+	srv := &http.Server{Handler: l.rec.Wrap(b.wrap(proxy)), ReadHeaderTimeout: time.Minute, IdleTimeout: l.cfg.IdleTimeout,
+		ErrorLog: discardLog, ConnState: l.rec.ConnState, ConnContext: l.rec.ConnContext}
+	lns := []net.Listener{ln}
+	if kln != nil {
+		lns = append(lns, kln)
+	}
+	if l.ca != nil {
+		srv.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
+	}
+	done := make(chan error, len(lns))
+	for _, ln := range lns {
+		ln = l.rec.Listener("azure", ln)
+		if l.ca != nil {
+			ln = tls.NewListener(ln, l.rec.TLSConfig(srv.TLSConfig))
+		}
+		go func() { done <- srv.Serve(ln) }()
+	}
+	ep.shutdown = func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+		cancel()
+		for range lns {
+			<-done
+		}
+		tr.CloseIdleConnections()
+		stopChild()
+	}
+	return pub.Addr().String(), nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Bucket is the bucket (or container) every embedded server starts with.
@@ -118,7 +119,7 @@ type Lab struct {
 	notice     string
 	wirePorts  map[int]bool // local endpoint ports that lead across the wire
 	dns        *dnsServer
-	rec        *Recorder // nil unless Config.Record
+	rec        *timeline.Recorder // nil unless Config.Record
 	// Counts of requests served and faults injected.
 	Counts    FaultCounts
 	closeOnce sync.Once
@@ -193,7 +194,7 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		endpoints: map[string]*endpoint{}, wirePorts: map[int]bool{}}
 	l.stopped, l.endStopped = context.WithCancel(context.Background())
 	if cfg.Record {
-		l.rec = newRecorder(cfg.IdleTimeout)
+		l.rec = timeline.NewRecorder(cfg.IdleTimeout)
 	}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
@@ -364,15 +365,15 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	}
 	tlsConfig := ep.server.TLSConfig
 	if l.rec != nil {
-		ep.server.Handler = l.rec.wrap(ep.server.Handler)
-		ep.server.ConnState, ep.server.ConnContext = l.rec.connState, l.rec.connContext
+		ep.server.Handler = l.rec.Wrap(ep.server.Handler)
+		ep.server.ConnState, ep.server.ConnContext = l.rec.ConnState, l.rec.ConnContext
 		if tlsConfig != nil {
-			tlsConfig = l.rec.tlsConfig(tlsConfig)
+			tlsConfig = l.rec.TLSConfig(tlsConfig)
 		}
 	}
 	for _, ln := range listeners {
 		if l.rec != nil {
-			ln = l.rec.listener(api, ln)
+			ln = l.rec.Listener(api, ln)
 		}
 		if l.ca != nil {
 			ln = tls.NewListener(ln, tlsConfig)
@@ -510,7 +511,7 @@ func (l *Lab) CAPEM() []byte {
 }
 
 // Recorder is the record of what the servers saw; nil unless Config.Record.
-func (l *Lab) Recorder() *Recorder { return l.rec }
+func (l *Lab) Recorder() *timeline.Recorder { return l.rec }
 
 // IdleTimeout is the servers' keep-alive timeout.
 func (l *Lab) IdleTimeout() time.Duration { return l.cfg.IdleTimeout }
@@ -546,7 +547,7 @@ func (l *Lab) Close() error {
 	var errs []error
 	l.closeOnce.Do(func() {
 		if l.rec != nil {
-			l.rec.stop()
+			l.rec.Stop()
 		}
 		close(l.stop)
 		l.endStopped()
