@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/objbench/objbench/internal/lab/server"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -100,7 +101,7 @@ func TestTwinEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bucket := storagetest.RandomBucket()
-	up, err := lab.ParseUpstream(endpoint + "/" + bucket)
+	up, err := server.ParseUpstream(endpoint + "/" + bucket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"github.com/objbench/objbench/internal/lab/server"
 	"net"
 	"strings"
 	"sync"
@@ -68,7 +69,7 @@ func (d *dnsServer) serve() {
 			if !ok {
 				return
 			}
-			if hold(context.Background(), d.stopped, d.lookup) != nil {
+			if server.Hold(context.Background(), d.stopped, d.lookup) != nil {
 				return
 			}
 			_, _ = d.pc.WriteTo(resp, from)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/objbench/objbench/internal/lab/server"
 	"io"
 	"os"
 	"os/exec"
@@ -36,7 +37,7 @@ func (l *Lab) Env(caFile string) []string {
 		env = append(env, "STORAGE_EMULATOR_HOST="+u)
 	}
 	if u := l.ProgramEndpoint("azure"); u != "" {
-		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+l.azureConnectionString(u))
+		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+server.AzureConnectionString(l.scheme(), u))
 	}
 	if caFile != "" {
 		env = append(env, "SSL_CERT_FILE="+caFile, "REQUESTS_CA_BUNDLE="+caFile, "NODE_EXTRA_CA_CERTS="+caFile, "CURL_CA_BUNDLE="+caFile)

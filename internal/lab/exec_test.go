@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"github.com/objbench/objbench/internal/lab/server"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestExecLeavesTheUsersAWSIdentityOut(t *testing.T) {
 	}
 
 	// An upstream server's program keeps its own identity.
-	up := &Lab{cfg: Config{Upstream: &Upstream{}}}
+	up := &Lab{cfg: Config{Upstream: &server.Upstream{}}}
 	kept := up.inherited([]string{"AWS_PROFILE=prod", "AWS_SESSION_TOKEN=t"})
 	if len(kept) != 2 {
 		t.Errorf("upstream: the program kept %v, want its whole environment", kept)

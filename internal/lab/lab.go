@@ -17,21 +17,25 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/lab/server"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Bucket is the bucket (or container) every embedded server starts with.
-const Bucket = "objbench"
+const Bucket = server.Bucket
 
 // APIs the lab can serve.
 var APIs = []string{"s3", "gcs", "azure"}
@@ -71,7 +75,7 @@ type Config struct {
 	ServiceTime time.Duration
 	// IdleTimeout closes keep-alive connections idle longer than this; default 20 s.
 	IdleTimeout time.Duration
-	Faults      Faults
+	Faults      server.Faults
 	// Port is the first port to listen on (s3, then gcs, then azure); 0 picks free ports.
 	Port int
 	// ForceLink routes through the emulated network even when the link
@@ -90,7 +94,7 @@ type Config struct {
 	OwnClient bool
 	// Service draws each request's service time (a measured profile's
 	// distribution), held before its first response byte; with ServiceTime.
-	Service ServiceModel
+	Service server.ServiceModel
 	// HTTP1Only stops offering HTTP/2 (a measured server that did not).
 	HTTP1Only bool
 	// ProfileName replaces the profile's name (a measured profile's).
@@ -100,7 +104,7 @@ type Config struct {
 	Compensate bool
 	// Upstream serves a real server behind the wire instead of the
 	// embedded one of its API; the other APIs are not served.
-	Upstream *Upstream
+	Upstream *server.Upstream
 }
 
 // Lab is a running set of embedded servers.
@@ -121,7 +125,7 @@ type Lab struct {
 	dns        *dnsServer
 	rec        *timeline.Recorder // nil unless Config.Record
 	// Counts of requests served and faults injected.
-	Counts    FaultCounts
+	Counts    server.FaultCounts
 	closeOnce sync.Once
 	own       atomic.Int64 // a twin's own time per exchange, ns (Config.Compensate)
 }
@@ -234,11 +238,11 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		var ep *endpoint
 		switch {
 		case cfg.Upstream != nil:
-			ep, err = l.serve(ctx, api, port, cfg.Upstream.handler)
+			ep, err = l.serve(ctx, api, port, cfg.Upstream.Handler)
 		case api == "s3":
-			ep, err = l.serve(ctx, api, port, newS3Handler)
+			ep, err = l.serve(ctx, api, port, server.S3Handler)
 		case api == "gcs":
-			ep, err = l.serve(ctx, api, port, newGCSHandler)
+			ep, err = l.serve(ctx, api, port, server.GCSHandler)
 		case api == "azure":
 			ep, err = l.startAzurite(ctx, port)
 		default:
@@ -341,17 +345,17 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	if l.cfg.Service != nil {
 		model := l.cfg.Service
 		if l.cfg.Compensate {
-			model = compensated{model, &l.own}
+			model = server.Compensated{ServiceModel: model, Own: &l.own}
 		}
-		h = withService(api, model, l.stopped, h)
+		h = server.WithService(api, model, l.stopped, h)
 	}
-	b := &behaviour{api: api, serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
+	b := &server.Behaviour{API: api, ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(!l.cfg.HTTP1Only)
 	protos.SetUnencryptedHTTP2(!l.cfg.HTTP1Only)
 	ep.server = &http.Server{
-		Handler:           b.wrap(h),
+		Handler:           b.Wrap(h),
 		ReadHeaderTimeout: time.Minute,
 		IdleTimeout:       l.cfg.IdleTimeout,
 		Protocols:         &protos,
@@ -399,6 +403,10 @@ func (l *Lab) publicURL(api string, port int, local string) string {
 	}
 	return l.scheme() + "://" + net.JoinHostPort(hostName(api), strconv.Itoa(port))
 }
+
+var discardLog = log.New(io.Discard, "", 0)
+
+func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }
 
 func portHint(err error) error {
 	if isAddrInUse(err) {
@@ -473,7 +481,7 @@ func (l *Lab) Target(api string) storage.Target {
 	case "gcs":
 		return storage.Target{Scheme: "gs", Bucket: Bucket}
 	case "azure":
-		return storage.Target{Scheme: "az", Account: azuriteAccount, Bucket: Bucket}
+		return storage.Target{Scheme: "az", Account: server.AzuriteAccount, Bucket: Bucket}
 	}
 	return storage.Target{Scheme: "s3", Bucket: Bucket}
 }
@@ -488,7 +496,7 @@ func (l *Lab) Credentials(api string) *storage.StaticCredentials {
 	case api == "gcs":
 		return nil
 	case api == "azure":
-		return &storage.StaticCredentials{AccessKeyID: azuriteAccount, SecretAccessKey: azuriteKey}
+		return &storage.StaticCredentials{AccessKeyID: server.AzuriteAccount, SecretAccessKey: server.AzuriteKey}
 	}
 	c := labCredentials
 	return &c
@@ -509,6 +517,9 @@ func (l *Lab) CAPEM() []byte {
 	}
 	return l.ca.certPEM
 }
+
+// Upstream is the real server the lab fronts; nil for the embedded ones.
+func (l *Lab) Upstream() *server.Upstream { return l.cfg.Upstream }
 
 // Recorder is the record of what the servers saw; nil unless Config.Record.
 func (l *Lab) Recorder() *timeline.Recorder { return l.rec }

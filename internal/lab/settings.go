@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/objbench/objbench/internal/lab/server"
 	"os"
 	"path/filepath"
 	"time"
@@ -79,7 +80,7 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	// and a measured profile when its endpoint did.
 	cfg.TLS = lf.TLS || (prof.Name != "local" && !lf.NoTLS) || (measured != nil && measured.Network.TLS && !lf.NoTLS)
 	if lf.Upstream != "" {
-		if cfg.Upstream, err = ParseUpstream(lf.Upstream); err != nil {
+		if cfg.Upstream, err = server.ParseUpstream(lf.Upstream); err != nil {
 			return cfg, fmt.Errorf("--upstream: %w", err)
 		}
 	}
@@ -152,7 +153,7 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	if lf.Port < 0 || lf.Port > 65535 {
 		return cfg, fmt.Errorf("--port %d: use 1-65535, or 0 for free ports", lf.Port)
 	}
-	f, err := ParseFaults(lf.Faults)
+	f, err := server.ParseFaults(lf.Faults)
 	if err != nil {
 		return cfg, fmt.Errorf("--fault: %w", err)
 	}

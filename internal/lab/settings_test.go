@@ -2,6 +2,7 @@ package lab
 
 import (
 	"crypto/tls"
+	"github.com/objbench/objbench/internal/lab/server"
 	"os"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func TestSettingsConfig(t *testing.T) {
 		{name: "port out of range", edit: func(s *Settings) { s.Port = 70000 }, err: "--port"},
 		{name: "bad fault", edit: func(s *Settings) { s.Faults = "explode=5%" }, err: "--fault"},
 		{name: "faults", edit: func(s *Settings) { s.Faults = "reset=2%" }, check: func(t *testing.T, c Config) {
-			if c.Faults == (Faults{}) {
+			if c.Faults == (server.Faults{}) {
 				t.Error("--fault reset=2%: no faults")
 			}
 		}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
 	"io"
 	"net/http"
 	"os/exec"
@@ -112,7 +113,7 @@ func TestRecorder(t *testing.T) {
 // a lab without Record keeps no record.
 func TestRecorderFault(t *testing.T) {
 	t.Parallel()
-	l, err := lab.Start(context.Background(), lab.Config{APIs: []string{"s3"}, Record: true, Faults: lab.Faults{Reset: 1}})
+	l, err := lab.Start(context.Background(), lab.Config{APIs: []string{"s3"}, Record: true, Faults: server.Faults{Reset: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
