@@ -3,14 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/objbench/objbench/internal/lab"
 )
 
 // TestCalibrateFlow is the whole flow on the lab, end to end
@@ -35,7 +34,7 @@ func TestCalibrateFlow(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
 		}
 	}
-	m, err := lab.LoadMeasured(far)
+	m, err := twin.LoadMeasured(far)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +88,7 @@ func TestCalibrateSizes(t *testing.T) {
 	if code, out, errOut := runCLI(t, ctx, args...); code != 0 {
 		t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
 	}
-	m, err := lab.LoadMeasured(file)
+	m, err := twin.LoadMeasured(file)
 	if err != nil {
 		t.Fatal(err)
 	}

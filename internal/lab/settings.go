@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"os"
 	"path/filepath"
 	"time"
@@ -55,16 +56,16 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	default:
 		return cfg, fmt.Errorf("--network %q: use auto, netns or netstack", lf.Network)
 	}
-	var measured *Measured
+	var measured *twin.Measured
 	var err error
-	if file := lf.ProfileFile; IsProfileFile(profile) || file != "" {
+	if file := lf.ProfileFile; twin.IsProfileFile(profile) || file != "" {
 		if file != "" && profile != "" {
 			return cfg, errMeasuredAndNamed
 		}
 		if file == "" {
 			file = profile
 		}
-		if measured, err = LoadMeasured(file); err != nil {
+		if measured, err = twin.LoadMeasured(file); err != nil {
 			return cfg, err
 		}
 		cfg.Profile, profile = "", ""
@@ -160,7 +161,7 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	cfg.Faults = f
 	if measured != nil {
 		given := cfg.Faults
-		measured.apply(&cfg)
+		applyMeasured(measured, &cfg)
 		if lf.Faults != "" {
 			cfg.Faults = given
 		}
