@@ -26,7 +26,7 @@ func (l *Lab) Env(caFile string) []string {
 	if u := l.ProgramEndpoint("s3"); u != "" {
 		env = append(env, "AWS_ENDPOINT_URL="+u, "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1")
 		// An upstream server's credentials are the program's own.
-		if c := l.Credentials("s3"); c != nil {
+		if c := l.Keys("s3"); c != nil {
 			env = append(env, "AWS_ACCESS_KEY_ID="+c.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+c.SecretAccessKey)
 		}
 		if caFile != "" {
@@ -60,7 +60,7 @@ var awsIdentity = []string{"AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFI
 // upstream server's program keeps its whole environment: its keys are its
 // own.
 func (l *Lab) inherited(environ []string) []string {
-	if l.Credentials("s3") == nil {
+	if l.Keys("s3") == nil {
 		return environ
 	}
 	return slices.DeleteFunc(environ, func(kv string) bool {

@@ -33,7 +33,7 @@ func TestExecLeavesTheUsersAWSIdentityOut(t *testing.T) {
 			t.Errorf("the program got the user's %s", strings.SplitN(kv, "=", 2)[0])
 		}
 	}
-	for _, want := range []string{"OBJBENCH_TEST_KEPT=kept", "AWS_ACCESS_KEY_ID=" + labCredentials.AccessKeyID} {
+	for _, want := range []string{"OBJBENCH_TEST_KEPT=kept", "AWS_ACCESS_KEY_ID=" + labKeys.AccessKeyID} {
 		if !slices.Contains(env, want) {
 			t.Errorf("the program's environment has no %s", want)
 		}

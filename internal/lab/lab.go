@@ -30,7 +30,6 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/server"
-	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/timeline"
 )
 
@@ -40,9 +39,9 @@ const Bucket = server.Bucket
 // APIs the lab can serve.
 var APIs = []string{"s3", "gcs", "azure"}
 
-// labCredentials are the embedded servers' fixed local keys: not secret,
+// labKeys are the embedded servers' fixed local keys: not secret,
 // and still never printed by run.
-var labCredentials = storage.StaticCredentials{AccessKeyID: "objbench-lab", SecretAccessKey: "objbench-lab-secret"}
+var labKeys = Keys{AccessKeyID: "objbench-lab", SecretAccessKey: "objbench-lab-secret"}
 
 // Config selects what the lab serves and how the link behaves.
 type Config struct {
@@ -432,6 +431,30 @@ func (l *Lab) LocalEndpoint(api string) string {
 	return ""
 }
 
+// DirectEndpoint is api's server reached on loopback, bypassing the
+// network (lab check's baseline); the same as Endpoint on the direct path.
+func (l *Lab) DirectEndpoint(api string) string {
+	if ep := l.endpoints[api]; ep != nil {
+		return ep.direct
+	}
+	return ""
+}
+
+// Config is the configuration in force, defaults filled in.
+func (l *Lab) Config() Config { return l.cfg }
+
+// Wire is the emulated wire's configuration and, while packets cross it,
+// its counters (nil on the direct path): on the netns path the pipe's.
+func (l *Lab) Wire() (netem.Config, func() (up, down netem.Stats)) {
+	switch {
+	case l.kn != nil:
+		return l.netemConfig(), l.kn.pair.Pipe.Stats
+	case l.net != nil:
+		return l.netemConfig(), l.net.Stats
+	}
+	return l.netemConfig(), nil
+}
+
 // Dial connects objbench's own client to addr: across the emulated network,
 // in-process, for the lab's endpoints (the handshake is the stacks'; on the
 // netns path the kernel's, from the program's namespace); any other
@@ -472,33 +495,46 @@ func (l *Lab) ResolverAddr() string {
 	return l.dns.Addr()
 }
 
-// Target is the storage target for api's bucket.
-func (l *Lab) Target(api string) storage.Target {
+// Location is a lab bucket as a storage URL's parts (scheme s3, gs or az).
+type Location struct {
+	Scheme, Account, Bucket string
+}
+
+// Location is where api's bucket is: the lab's, or the upstream server's.
+func (l *Lab) Location(api string) Location {
 	if up := l.cfg.Upstream; up != nil {
-		return storage.Target{Scheme: map[string]string{"s3": "s3", "gcs": "gs"}[up.API], Bucket: up.Bucket}
+		return Location{Scheme: map[string]string{"s3": "s3", "gcs": "gs"}[up.API], Bucket: up.Bucket}
 	}
 	switch api {
 	case "gcs":
-		return storage.Target{Scheme: "gs", Bucket: Bucket}
+		return Location{Scheme: "gs", Bucket: Bucket}
 	case "azure":
-		return storage.Target{Scheme: "az", Account: server.AzuriteAccount, Bucket: Bucket}
+		return Location{Scheme: "az", Account: server.AzuriteAccount, Bucket: Bucket}
 	}
-	return storage.Target{Scheme: "s3", Bucket: Bucket}
+	return Location{Scheme: "s3", Bucket: Bucket}
 }
 
-// Credentials returns the fixed local keys of api's endpoint: the S3 keys,
+// Keys are an endpoint's access key and secret.
+type Keys struct {
+	AccessKeyID, SecretAccessKey string
+}
+
+// String hides the keys, as storage.StaticCredentials does.
+func (Keys) String() string { return "[redacted]" }
+
+// Keys returns the fixed local keys of api's endpoint: the S3 keys,
 // Azurite's well-known account and key, nothing for GCS (no auth) nor for
 // an upstream server (the client's own, from its provider's chain).
-func (l *Lab) Credentials(api string) *storage.StaticCredentials {
+func (l *Lab) Keys(api string) *Keys {
 	switch {
 	case l.cfg.Upstream != nil:
 		return nil
 	case api == "gcs":
 		return nil
 	case api == "azure":
-		return &storage.StaticCredentials{AccessKeyID: server.AzuriteAccount, SecretAccessKey: server.AzuriteKey}
+		return &Keys{AccessKeyID: server.AzuriteAccount, SecretAccessKey: server.AzuriteKey}
 	}
-	c := labCredentials
+	c := labKeys
 	return &c
 }
 

@@ -186,58 +186,6 @@ func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure b
 	return l, cfg.APIs, noAzure, err
 }
 
-// tlsModes are the TLS modes lab check measures: plain and TLS, unless
-// the settings pick one.
-func (lf Settings) tlsModes() []bool {
-	switch {
-	case lf.TLS:
-		return []bool{true}
-	case lf.NoTLS:
-		return []bool{false}
-	}
-	return []bool{false, true}
-}
-
-// CheckModes runs Check (through the s3 endpoint) on a lab per TLS mode
-// (see tlsModes) serving every API it can, so that every provider's client
-// is checked: noAzure is called when Azurite is missing. each sees every
-// mode's lab while it is open, the mode's name and its rows. failed counts
-// the rows outside tolerance. The settings must be valid (Config).
-func (lf Settings) CheckModes(ctx context.Context, profile string, o CheckOptions, noAzure func(), each func(l *Lab, mode string, rows []CheckRow)) (failed int, err error) {
-	for _, useTLS := range lf.tlsModes() {
-		s := lf
-		s.TLS, s.NoTLS = useTLS, !useTLS
-		cfg, err := s.Config(nil, profile)
-		if err != nil {
-			return failed, err
-		}
-		l, _, missing, err := StartAll(ctx, cfg)
-		if err != nil {
-			return failed, fmt.Errorf("lab: %w", err)
-		}
-		if missing && noAzure != nil {
-			noAzure()
-		}
-		rows, err := l.Check(ctx, "s3", o)
-		if err != nil {
-			l.Close()
-			return failed, err
-		}
-		mode := "plain HTTP"
-		if useTLS {
-			mode = "TLS " + s.TLSVersion
-		}
-		for _, r := range rows {
-			if !r.Pass {
-				failed++
-			}
-		}
-		each(l, mode, rows)
-		l.Close()
-	}
-	return failed, nil
-}
-
 // WriteCA writes the lab's CA certificate into a new temporary folder
 // for other programs (their CA bundle); remove removes the folder. With no
 // TLS, there is no file: "" and a remove that does nothing.

@@ -115,18 +115,6 @@ func TestSettingsConfig(t *testing.T) {
 	}
 }
 
-func TestSettingsTLSModes(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		tls, noTLS bool
-		want       []bool
-	}{{false, false, []bool{false, true}}, {true, false, []bool{true}}, {false, true, []bool{false}}} {
-		if got := (Settings{TLS: c.tls, NoTLS: c.noTLS}).tlsModes(); !slices.Equal(got, c.want) {
-			t.Errorf("tls %v no-tls %v: modes %v, want %v", c.tls, c.noTLS, got, c.want)
-		}
-	}
-}
-
 func TestWriteCA(t *testing.T) {
 	t.Parallel()
 	path, remove, err := (&Lab{}).WriteCA()

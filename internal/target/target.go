@@ -18,6 +18,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
@@ -123,8 +124,8 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 			return nil, fmt.Errorf("lab: %w", err)
 		}
 		api := cfg.LabAPI
-		e.Target, e.Endpoint, e.LabInfo = e.Lab.Target(api), e.Lab.Endpoint(api), e.Lab.Info(api)
-		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, e.Lab.Credentials(api), "us-east-1"
+		e.Target, e.Endpoint, e.LabInfo = labcheck.StorageTarget(e.Lab, api), e.Lab.Endpoint(api), e.Lab.Info(api)
+		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, labcheck.StorageCredentials(e.Lab, api), "us-east-1"
 		e.Trace.TLS, e.Trace.Dial, e.Trace.Resolver = e.Lab.ClientTLS(), e.Lab.Dial, e.Lab.Resolver()
 		createBucket = true // the lab's Azurite starts empty
 	} else {

@@ -1,4 +1,4 @@
-package lab
+package labcheck
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
@@ -32,13 +33,13 @@ func TestUpstreamMinIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	rtt := 4 * time.Millisecond
-	l, err := Start(ctx, Config{Upstream: up, RTT: &rtt, TLS: true, Service: constService{"get": 30 * time.Millisecond}})
+	l, err := lab.Start(ctx, lab.Config{Upstream: up, RTT: &rtt, TLS: true, Service: constService{"get": 30 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if l.Credentials("s3") != nil || l.Target("s3").Bucket != bucket || l.Endpoint("gcs") != "" {
-		t.Fatalf("upstream lab: credentials %v, target %v", l.Credentials("s3"), l.Target("s3"))
+	if StorageCredentials(l, "s3") != nil || StorageTarget(l, "s3").Bucket != bucket || l.Endpoint("gcs") != "" {
+		t.Fatalf("upstream lab: credentials %v, target %v", StorageCredentials(l, "s3"), StorageTarget(l, "s3"))
 	}
 	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.Pooled, TLS: l.ClientTLS(), Dial: l.Dial})
 	open := func(ep string) storage.Backend {
@@ -98,7 +99,7 @@ func TestTwinTakesItsOwnTimeOut(t *testing.T) {
 	}
 	ctx := context.Background()
 	rtt := 20 * time.Millisecond
-	l, err := Start(ctx, Config{RTT: &rtt, TLS: true, Service: constService{"get": 10 * time.Millisecond, "put": 10 * time.Millisecond}, Compensate: true})
+	l, err := lab.Start(ctx, lab.Config{RTT: &rtt, TLS: true, Service: constService{"get": 10 * time.Millisecond, "put": 10 * time.Millisecond}, Compensate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestTwinTakesItsOwnTimeOut(t *testing.T) {
 	u, _ := url.Parse(l.Endpoint("s3"))
 	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.Pooled, TLS: l.ClientTLS(), Dial: l.Dial})
 	defer tr.CloseIdleConnections()
-	key := l.Endpoint("s3") + "/" + Bucket + "/own"
+	key := l.Endpoint("s3") + "/" + lab.Bucket + "/own"
 	if _, err := exchange(ctx, tr, "PUT", key, []byte("x"), "s3"); err != nil {
 		t.Fatal(err)
 	}
