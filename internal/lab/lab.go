@@ -21,6 +21,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -264,6 +265,24 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		}
 	}
 	return l, nil
+}
+
+// StartAll starts a lab serving cfg.APIs (every API when none), and
+// serves the others alone when Azurite is missing (noAzure): the one
+// fallback for a machine without Azurite. apis are the APIs asked for,
+// less Azure when it is left out. A start that fails for another reason
+// is returned as it is.
+func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure bool, err error) {
+	if len(cfg.APIs) == 0 {
+		cfg.APIs = slices.Clone(APIs)
+	}
+	l, err = Start(ctx, cfg)
+	if errors.Is(err, ErrNoAzurite) && len(cfg.APIs) > 1 {
+		noAzure = true
+		cfg.APIs = slices.DeleteFunc(slices.Clone(cfg.APIs), func(a string) bool { return a == "azure" })
+		l, err = Start(ctx, cfg)
+	}
+	return l, cfg.APIs, noAzure, err
 }
 
 func checkLink(l Link) error {

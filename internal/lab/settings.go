@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -170,20 +169,6 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// StartAll starts a lab serving every API it can: s3, gcs and azure, or
-// s3 and gcs alone when Azurite is missing (noAzure). A start that fails
-// for another reason is returned as it is.
-func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure bool, err error) {
-	cfg.APIs = []string{"s3", "gcs", "azure"}
-	l, err = Start(ctx, cfg)
-	if errors.Is(err, ErrNoAzurite) {
-		noAzure = true
-		cfg.APIs = cfg.APIs[:2]
-		l, err = Start(ctx, cfg)
-	}
-	return l, cfg.APIs, noAzure, err
 }
 
 // WriteCA writes the lab's CA certificate into a new temporary folder
