@@ -2,12 +2,13 @@ package calibrate
 
 import (
 	"context"
-	"github.com/objbench/objbench/internal/lab/twin"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/objbench/objbench/internal/lab/twin"
 )
 
 func TestShrink(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/objbench/objbench/internal/lab/twin"
 	"math"
 	"os"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/units"

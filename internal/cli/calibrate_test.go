@@ -3,13 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"github.com/objbench/objbench/internal/lab/twin"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/twin"
 )
 
 // TestCalibrateFlow is the whole flow on the lab, end to end

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"github.com/objbench/objbench/internal/timeline"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Phases are the round-trip phases, in the order of `strategies`.

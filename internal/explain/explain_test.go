@@ -2,7 +2,6 @@ package explain
 
 import (
 	"bytes"
-	"github.com/objbench/objbench/internal/timeline"
 	"math"
 	"net/http"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 func TestOperation(t *testing.T) {

@@ -3,7 +3,6 @@ package explain
 import (
 	"bytes"
 	"context"
-	"github.com/objbench/objbench/internal/timeline"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/lab/netns"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 func TestNagleStall(t *testing.T) {

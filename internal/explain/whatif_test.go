@@ -2,12 +2,12 @@ package explain
 
 import (
 	"fmt"
-	"github.com/objbench/objbench/internal/timeline"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // seqConns is a program that made n GETs one after the other, each on a

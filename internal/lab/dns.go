@@ -2,13 +2,14 @@ package lab
 
 import (
 	"context"
-	"github.com/objbench/objbench/internal/lab/server"
 	"net"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // Domain is the lab's own DNS domain: .test is reserved for testing (RFC 6761).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/objbench/objbench/internal/lab/server"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // ErrCommandNotFound says lab exec's command is not on PATH.

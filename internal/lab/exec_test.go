@@ -3,11 +3,12 @@ package lab
 import (
 	"bytes"
 	"context"
-	"github.com/objbench/objbench/internal/lab/server"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // TestExecLeavesTheUsersAWSIdentityOut: a program under lab exec gets the

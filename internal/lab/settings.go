@@ -4,12 +4,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"github.com/objbench/objbench/internal/lab/server"
-	"github.com/objbench/objbench/internal/lab/twin"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/units"
 )
 

@@ -2,12 +2,13 @@ package lab
 
 import (
 	"crypto/tls"
-	"github.com/objbench/objbench/internal/lab/server"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // defaults are the command line's defaults for the lab's flags.

@@ -15,8 +15,6 @@ import (
 
 func dur(d time.Duration) *time.Duration { return &d }
 
-func ptr[T any](v T) *T { return &v }
-
 func startLab(t *testing.T, cfg lab.Config) *lab.Lab {
 	t.Helper()
 	l, err := lab.Start(context.Background(), cfg)

@@ -3,7 +3,6 @@ package labcheck
 import (
 	"bytes"
 	"context"
-	"github.com/objbench/objbench/internal/lab/server"
 	"io"
 	"net/url"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"

@@ -3,12 +3,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/objbench/objbench/internal/document"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/units"

@@ -3,14 +3,15 @@ package timeline_test
 import (
 	"context"
 	"crypto/tls"
-	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/lab/server"
 	"io"
 	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 func recordingClient(l *lab.Lab, h2 bool) *http.Client {
