@@ -280,20 +280,3 @@ func netnsRefs() []string {
 	}
 	return refs
 }
-
-// TestColdPutPhases is issue 28's third defect: a 20 KiB PUT on a fresh
-// connection at 80 ms, as objbench's own client reports it through the
-// lab, against the same PUT over Linux's TCP on the same wire: the body is
-// written at once (send under a tenth of a round trip on both) and the
-// wait is Linux's ±10% (two round trips: the body's and the response's
-// flights). The total agreed before the fix; the split did not (send 81 ms,
-// wait 81 ms in the lab).
-// TestOwnClientNetns: with Network netns objbench's own client dials from
-// the program's namespace, so behind a bottleneck (50 Mbit, one-BDP queue,
-// 100 ms) its cold 4 MiB GET takes what Linux's TCP takes over the same
-// wire (median of 5 ±10%), where the user-space stacks take 50-100% longer
-// (bench/grid.sh).
-// TestLabCheckReferenceRow: through a bottleneck, lab check compares its
-// cold 4 MiB GET with Linux's TCP on the same wire when namespaces are
-// available (within the row's tolerance: ±25%, lab check's own gap), and leaves
-// the row out when they are not.

@@ -79,5 +79,3 @@ func TestMeasuredProfileSettings(t *testing.T) {
 		}
 	}
 }
-
-// constService is a fixed service time per operation, for the upstream test.

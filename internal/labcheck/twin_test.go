@@ -17,6 +17,7 @@ import (
 	"github.com/objbench/objbench/internal/storage/storagetest"
 )
 
+// constService is a fixed service time per operation, for the upstream test.
 type constService map[string]time.Duration
 
 func (c constService) ServiceTime(op string, _ int64) time.Duration { return c[op] }
