@@ -18,7 +18,6 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
@@ -124,8 +123,11 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 			return nil, fmt.Errorf("lab: %w", err)
 		}
 		api := cfg.LabAPI
-		e.Target, e.Endpoint, e.LabInfo = labcheck.StorageTarget(e.Lab, api), e.Lab.Endpoint(api), e.Lab.Info(api)
-		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, labcheck.StorageCredentials(e.Lab, api), "us-east-1"
+		loc := e.Lab.Location(api)
+		e.Target = storage.Target{Scheme: loc.Scheme, Account: loc.Account, Bucket: loc.Bucket}
+		e.Endpoint, e.LabInfo = e.Lab.Endpoint(api), e.Lab.Info(api)
+		// lab.Keys has storage.StaticCredentials' fields: a nil pointer stays nil.
+		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, (*storage.StaticCredentials)(e.Lab.Keys(api)), "us-east-1"
 		e.Trace.TLS, e.Trace.Dial, e.Trace.Resolver = e.Lab.ClientTLS(), e.Lab.Dial, e.Lab.Resolver()
 		createBucket = true // the lab's Azurite starts empty
 	} else {
