@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/calibrate"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage/providers"
 )
@@ -50,9 +52,9 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		return err
 	}
 	var results []report.LabCheckMode
-	failed, err := lab.Settings(*lf).CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
+	failed, err := labcheck.Modes(ctx, lab.Settings(*lf), profile, labcheck.Options{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
-	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
+	}, func(l *lab.Lab, mode string, rows []document.CheckRow) {
 		results = append(results, report.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
 	})
 	if err != nil {

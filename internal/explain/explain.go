@@ -9,6 +9,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Phases are the round-trip phases, in the order of `strategies`.
@@ -19,7 +20,7 @@ type Input struct {
 	Program  []string
 	ExitCode int
 	// Conns are the lab's records; Start and End bound the program's run.
-	Conns      []lab.ConnRecord
+	Conns      []timeline.Conn
 	Start, End time.Time
 	// RTT is the link's round trip; 0 leaves every round-trip count at 0.
 	RTT time.Duration

@@ -96,3 +96,25 @@ func (l *Lab) Network() NetworkInfo {
 	}
 	return NetworkInfo{Model: model, Queue: c.Down.Queue, MTU: c.MTU, RecvBuffer: b.RecvMax, SendBuffer: b.SendMax}
 }
+
+// Slow-start model (RFC 5681, RFC 6928): a new connection's sender starts
+// with initialWindow segments and doubles its window each round trip until
+// the receive window caps it.
+const initialWindow = 10
+
+// MSS is the TCP payload per packet for an MTU: IPv4 and TCP headers with
+// the timestamp option take 52 bytes.
+func MSS(mtu int) int { return mtu - 52 }
+
+// SlowStartRounds is the number of round trips a fresh sender needs to
+// deliver n bytes with segments of mss bytes, its window starting at 10
+// segments, doubling per round trip, at most rwnd bytes.
+func SlowStartRounds(n int64, mss, rwnd int) int {
+	w, sent, rounds := int64(initialWindow*mss), int64(0), 0
+	for sent < n {
+		sent += min(w, int64(rwnd))
+		w *= 2
+		rounds++
+	}
+	return rounds
+}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/units"
@@ -50,7 +51,7 @@ func WriteLab(w io.Writer, l *lab.Lab, apis []string, caFile string) {
 		return
 	}
 	s3 := l.LocalEndpoint("s3")
-	creds := l.Credentials("s3")
+	creds := l.Keys("s3")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "API\tENDPOINT\tBUCKET\tAUTH")
 	fmt.Fprintf(tw, "s3\t%s\t%s\taccess key %s, secret %s (lab-only keys), region us-east-1\n", s3, lab.Bucket, creds.AccessKeyID, creds.SecretAccessKey)
@@ -80,9 +81,9 @@ Press Ctrl-C to stop.
 
 // LabCheckMode is lab check's rows for one TLS mode.
 type LabCheckMode struct {
-	TLS  string         `json:"tls"`
-	Link string         `json:"link"`
-	Rows []lab.CheckRow `json:"rows"`
+	TLS  string              `json:"tls"`
+	Link string              `json:"link"`
+	Rows []document.CheckRow `json:"rows"`
 }
 
 // WriteLabCheckJSON prints lab check's modes as JSON.
@@ -137,11 +138,7 @@ func WriteLabCheck(w io.Writer, modes []LabCheckMode) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "case\tphase\tclient\tRTTs\texpected ms\tmeasured ms\t± ms\tresult\t")
 		for _, row := range r.Rows {
-			clients := row.Clients
-			if len(clients) == 0 { // the network's TCP rows: the raw request only
-				clients = []lab.ClientCheck{{Client: lab.RawClient, Expected: row.Expected, Measured: row.Measured, Tolerance: row.Tolerance, Pass: row.Pass, Late: row.Late}}
-			}
-			for i, c := range clients {
+			for i, c := range row.ClientChecks() {
 				name, phase := row.Case, row.Phase
 				if i > 0 {
 					name, phase = "", ""
@@ -151,7 +148,7 @@ func WriteLabCheck(w io.Writer, modes []LabCheckMode) {
 					expected, tol = "≤ "+expected, "-"
 				}
 				result := passFail(c.Pass)
-				if !c.Pass && c.Late > netem.BusyShare {
+				if c.MissedBusy() {
 					result = fmt.Sprintf("FAIL, busy (%.0f%% late)", 100*c.Late)
 					busy++
 				}

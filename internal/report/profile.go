@@ -3,17 +3,17 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"io"
 	"text/tabwriter"
 
 	"github.com/objbench/objbench/internal/calibrate"
-	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/units"
 )
 
 // WriteMeasured prints what a calibration measured and where it went,
 // with the commands that use it.
-func WriteMeasured(w io.Writer, m *lab.Measured, dest string) error {
+func WriteMeasured(w io.Writer, m *twin.Measured, dest string) error {
 	n := m.Network
 	fmt.Fprintf(w, "objbench calibrate: %s (%s) from %s, %.0f s, %d requests\n\n", m.Target.URL, m.Target.Endpoint, m.From.Host, m.DurationS, m.Errors.Requests)
 	tls := "none"

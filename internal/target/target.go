@@ -123,8 +123,11 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 			return nil, fmt.Errorf("lab: %w", err)
 		}
 		api := cfg.LabAPI
-		e.Target, e.Endpoint, e.LabInfo = e.Lab.Target(api), e.Lab.Endpoint(api), e.Lab.Info(api)
-		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, e.Lab.Credentials(api), "us-east-1"
+		loc := e.Lab.Location(api)
+		e.Target = storage.Target{Scheme: loc.Scheme, Account: loc.Account, Bucket: loc.Bucket}
+		e.Endpoint, e.LabInfo = e.Lab.Endpoint(api), e.Lab.Info(api)
+		// lab.Keys has storage.StaticCredentials' fields: a nil pointer stays nil.
+		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, (*storage.StaticCredentials)(e.Lab.Keys(api)), "us-east-1"
 		e.Trace.TLS, e.Trace.Dial, e.Trace.Resolver = e.Lab.ClientTLS(), e.Lab.Dial, e.Lab.Resolver()
 		createBucket = true // the lab's Azurite starts empty
 	} else {

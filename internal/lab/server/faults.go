@@ -1,4 +1,4 @@
-package lab
+package server
 
 import (
 	"fmt"
@@ -94,54 +94,57 @@ type FaultCounts struct {
 	Requests, Reset, Timeout, Slowdown, Stall atomic.Int64
 }
 
-// behaviour wraps an API handler with the server-side behaviour of the lab:
-// service time and faults.
-type behaviour struct {
-	api         string
-	serviceTime time.Duration
-	faults      Faults
-	counts      *FaultCounts
-	stop        <-chan struct{}
+// Behaviour wraps an API handler with the server-side behaviour of the
+// lab: service time and faults.
+type Behaviour struct {
+	API         string
+	ServiceTime time.Duration
+	Faults      Faults
+	// Counts counts the requests served and the faults injected.
+	Counts *FaultCounts
+	// Stop ends every request held (a timeout, a stall) when closed.
+	Stop <-chan struct{}
 }
 
-func (b *behaviour) wrap(next http.Handler) http.Handler {
+// Wrap serves next with the behaviour.
+func (b *Behaviour) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b.counts.Requests.Add(1)
+		b.Counts.Requests.Add(1)
 		if !b.paused(r) {
 			return
 		}
-		if netem.Sleep(r.Context(), b.serviceTime) != nil {
+		if netem.Sleep(r.Context(), b.ServiceTime) != nil {
 			return
 		}
-		if !b.faults.Any() {
+		if !b.Faults.Any() {
 			next.ServeHTTP(w, r)
 			return
 		}
-		f := b.faults
+		f := b.Faults
 		switch x := rand.Float64(); {
 		case x < f.Reset:
-			b.counts.Reset.Add(1)
+			b.Counts.Reset.Add(1)
 			resetConn(w)
 		case x < f.Reset+f.Timeout:
-			b.counts.Timeout.Add(1)
+			b.Counts.Timeout.Add(1)
 			select { // never answer
 			case <-r.Context().Done():
-			case <-b.stop:
+			case <-b.Stop:
 			}
 		case x < f.Reset+f.Timeout+f.Slowdown:
-			b.counts.Slowdown.Add(1)
+			b.Counts.Slowdown.Add(1)
 			b.slowDown(w)
 		case x < f.Reset+f.Timeout+f.Slowdown+f.Stall:
-			b.counts.Stall.Add(1)
-			next.ServeHTTP(&stallWriter{ResponseWriter: w, r: r, stop: b.stop}, r)
+			b.Counts.Stall.Add(1)
+			next.ServeHTTP(&stallWriter{ResponseWriter: w, r: r, stop: b.Stop}, r)
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
 }
 
-func (b *behaviour) slowDown(w http.ResponseWriter) {
-	switch b.api {
+func (b *Behaviour) slowDown(w http.ResponseWriter) {
+	switch b.API {
 	case "gcs":
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)

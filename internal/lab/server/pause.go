@@ -1,4 +1,4 @@
-package lab
+package server
 
 import (
 	"fmt"
@@ -39,8 +39,8 @@ func (f Faults) PausedUntil(t time.Time) time.Time {
 
 // paused holds a request that arrives during a pause window until the
 // window ends; false when the request went away (or the lab stopped) first.
-func (b *behaviour) paused(r *http.Request) bool {
-	until := b.faults.PausedUntil(time.Now())
+func (b *Behaviour) paused(r *http.Request) bool {
+	until := b.Faults.PausedUntil(time.Now())
 	if until.IsZero() {
 		return true
 	}
@@ -51,7 +51,7 @@ func (b *behaviour) paused(r *http.Request) bool {
 		return true
 	case <-r.Context().Done():
 		return false
-	case <-b.stop:
+	case <-b.Stop:
 		return false
 	}
 }

@@ -1,25 +1,28 @@
-package lab
+// Package server is the lab servers' behaviour: the embedded S3 and GCS
+// handlers, Azurite as a child process, an upstream server fronted, and
+// what every one of them does to a request (service time, faults, pauses).
+// Package lab puts them behind its network.
+package server
 
 import (
-	"errors"
 	"io"
 	"log"
 	"net/http"
 	"net/url"
-	"syscall"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
 
+// Bucket is the bucket (or container) every embedded server starts with.
+const Bucket = "objbench"
+
 var discardLog = log.New(io.Discard, "", 0)
 
-func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }
-
-// newS3Handler serves an in-memory S3-compatible API (gofakes3) with the
+// S3Handler serves an in-memory S3-compatible API (gofakes3) with the
 // lab bucket.
-func newS3Handler(string) (http.Handler, error) {
+func S3Handler(string) (http.Handler, error) {
 	mem := s3mem.New()
 	if err := mem.CreateBucket(Bucket); err != nil {
 		return nil, err
@@ -28,9 +31,9 @@ func newS3Handler(string) (http.Handler, error) {
 	return decodeAWSChunked(fake.Server()), nil
 }
 
-// newGCSHandler serves an in-memory GCS JSON API (fake-gcs-server) with the
+// GCSHandler serves an in-memory GCS JSON API (fake-gcs-server) with the
 // lab bucket; resumable upload sessions point back at publicURL.
-func newGCSHandler(publicURL string) (http.Handler, error) {
+func GCSHandler(publicURL string) (http.Handler, error) {
 	u, err := url.Parse(publicURL)
 	if err != nil {
 		return nil, err

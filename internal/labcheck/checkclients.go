@@ -1,4 +1,4 @@
-package lab
+package labcheck
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 )
@@ -17,46 +19,44 @@ import (
 // providers' tests import the lab.
 type OpenBackend func(ctx context.Context, t storage.Target, o storage.Options) (storage.Backend, error)
 
-// ClientCheck is one client's measure of a check row: the same case made
-// through a provider's SDK, against the same link model, with its own
-// baseline (the SDK's own processing, and the server behind that API).
-type ClientCheck struct {
-	Client    string        `json:"client"`
-	Baseline  time.Duration `json:"baseline"`
-	Expected  time.Duration `json:"expected"`
-	Measured  time.Duration `json:"measured"`
-	Tolerance time.Duration `json:"tolerance"`
-	Pass      bool          `json:"pass"`
-	// Late is the share of packets the wire delivered late while this
-	// client measured the row (CheckRow.Late).
-	Late float64 `json:"late_fraction,omitempty"`
+// StorageTarget is the storage target of the lab's api bucket.
+func StorageTarget(l *lab.Lab, api string) storage.Target {
+	loc := l.Location(api)
+	return storage.Target{Scheme: loc.Scheme, Account: loc.Account, Bucket: loc.Bucket}
+}
+
+// StorageCredentials are the fixed local keys of the lab's api endpoint
+// (lab.Lab.Keys); nil where a client uses none or its own.
+func StorageCredentials(l *lab.Lab, api string) *storage.StaticCredentials {
+	k := l.Keys(api)
+	if k == nil {
+		return nil
+	}
+	return &storage.StaticCredentials{AccessKeyID: k.AccessKeyID, SecretAccessKey: k.SecretAccessKey}
 }
 
 // tlsRTTs is the round trips of the lab's TLS handshake: 0 without TLS.
-func (l *Lab) tlsRTTs() float64 {
+func (l checker) tlsRTTs() float64 {
 	switch {
-	case l.ca == nil:
+	case l.ClientTLS() == nil:
 		return 0
-	case l.cfg.TLSVersion == tls.VersionTLS12:
+	case l.Config().TLSVersion == tls.VersionTLS12:
 		return 2
 	}
 	return 1
 }
 
-// RawClient names the check's own unsigned net/http request in check rows.
-const RawClient = "raw http"
-
 // sdkClient names the client of api in check rows.
 func sdkClient(api string) string { return api + " sdk" }
 
 // clientAPIs are the served APIs whose SDK a check measures.
-func (l *Lab) clientAPIs(o CheckOptions) []string {
+func (l checker) clientAPIs(o Options) []string {
 	if o.Open == nil {
 		return nil
 	}
 	var out []string
 	for _, api := range []string{"s3", "gcs", "azure"} {
-		if l.endpoints[api] != nil {
+		if l.Endpoint(api) != "" {
 			out = append(out, api)
 		}
 	}
@@ -65,9 +65,9 @@ func (l *Lab) clientAPIs(o CheckOptions) []string {
 
 // judge compares one measured case with the link model: rtts round trips
 // plus base, within the relative tolerance plus the slack and the jitter.
-func (l *Lab) judge(m caseResult, base time.Duration, o CheckOptions) (want, tol time.Duration, pass bool) {
-	want = time.Duration(m.rtts*float64(l.link.RTT)) + base
-	tol = time.Duration(o.Tolerance*float64(want)) + o.Slack + l.link.Jitter
+func (l checker) judge(m caseResult, base time.Duration, o Options) (want, tol time.Duration, pass bool) {
+	want = time.Duration(m.rtts*float64(l.Link().RTT)) + base
+	tol = time.Duration(o.Tolerance*float64(want)) + o.Slack + l.Link().Jitter
 	d := m.got - want
 	return want, tol, d <= tol && -d <= tol
 }
@@ -75,11 +75,11 @@ func (l *Lab) judge(m caseResult, base time.Duration, o CheckOptions) (want, tol
 // baseFor is the part of a case's time the link model does not predict:
 // the same case measured with the link bypassed, or, when there is no link
 // to bypass, the configured service time of the phases that include it.
-func (l *Lab) baseFor(m caseResult, direct time.Duration, bypassed bool) time.Duration {
+func (l checker) baseFor(m caseResult, direct time.Duration, bypassed bool) time.Duration {
 	switch {
 	case !bypassed:
 		if m.phase == "wait" || m.phase == "ttfb" || m.phase == "wait100" {
-			return l.cfg.ServiceTime
+			return l.Config().ServiceTime
 		}
 		return 0
 	case m.phase == "connect":
@@ -91,10 +91,10 @@ func (l *Lab) baseFor(m caseResult, direct time.Duration, bypassed bool) time.Du
 // checkClients adds to rows each served API's SDK measure of the same
 // cases (rows in measureCases' order, then the bandwidth row if any), and
 // fails a row that any client fails.
-func (l *Lab) checkClients(ctx context.Context, rows []CheckRow, o CheckOptions, bwSize int64,
+func (l checker) checkClients(ctx context.Context, rows []document.CheckRow, o Options, bwSize int64,
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) error {
 	for _, api := range l.clientAPIs(o) {
-		ep := l.endpoints[api]
+		ep := struct{ url, direct string }{l.Endpoint(api), l.DirectEndpoint(api)}
 		if err := l.prepareClient(ctx, api, ep.url, bwSize, o.Open, newTransport); err != nil {
 			return fmt.Errorf("lab check through the %s SDK: %w", api, err)
 		}
@@ -113,7 +113,7 @@ func (l *Lab) checkClients(ctx context.Context, rows []CheckRow, o CheckOptions,
 			if i >= len(rows) {
 				break
 			}
-			c := ClientCheck{Client: sdkClient(api), Measured: m.got, Late: m.late}
+			c := document.ClientCheck{Client: sdkClient(api), Measured: m.got, Late: m.late}
 			if m.phase == "recv" { // the bandwidth row: size over bandwidth, as the raw row
 				c.Expected = rows[i].Expected
 				c.Tolerance = time.Duration(o.Tolerance*float64(c.Expected)) + o.Slack
@@ -133,14 +133,14 @@ func (l *Lab) checkClients(ctx context.Context, rows []CheckRow, o CheckOptions,
 
 // openClient opens api's SDK at endpoint over a fresh transport, one
 // attempt per operation, one request per upload.
-func (l *Lab) openClient(ctx context.Context, api, endpoint string, tr *nettrace.Transport, open OpenBackend) (storage.Backend, error) {
-	return open(ctx, l.Target(api), storage.Options{Endpoint: endpoint, Credentials: l.Credentials(api),
+func (l checker) openClient(ctx context.Context, api, endpoint string, tr *nettrace.Transport, open OpenBackend) (storage.Backend, error) {
+	return open(ctx, StorageTarget(l.Lab, api), storage.Options{Endpoint: endpoint, Credentials: StorageCredentials(l.Lab, api),
 		HTTPClient: tr.Client(), MaxAttempts: 1, Upload: storage.UploadSingle})
 }
 
 // prepareClient makes the bucket (Azurite starts empty) and the objects the
 // client cases read, unmeasured.
-func (l *Lab) prepareClient(ctx context.Context, api, endpoint string, bwSize int64, open OpenBackend,
+func (l checker) prepareClient(ctx context.Context, api, endpoint string, bwSize int64, open OpenBackend,
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) error {
 	tr := newTransport(nettrace.Pooled, false)
 	defer tr.CloseIdleConnections()
@@ -169,7 +169,7 @@ func (l *Lab) prepareClient(ctx context.Context, api, endpoint string, bwSize in
 
 // measureClientCases is measureCases through api's SDK: the same cases in
 // the same order, then, when bwSize is set, the bandwidth GET.
-func (l *Lab) measureClientCases(ctx context.Context, api, endpoint string, n int, bwSize int64, open OpenBackend,
+func (l checker) measureClientCases(ctx context.Context, api, endpoint string, n int, bwSize int64, open OpenBackend,
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) ([]caseResult, error) {
 	tlsRTTs := l.tlsRTTs()
 	var out []caseResult

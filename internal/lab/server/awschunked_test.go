@@ -1,4 +1,4 @@
-package lab
+package server
 
 import (
 	"io"
@@ -114,7 +114,7 @@ func TestDecodeAWSChunkedKeepsConnection(t *testing.T) {
 // aws-chunked upload as the object itself, framing and trailer removed.
 func TestS3HandlerAWSChunkedRoundTrip(t *testing.T) {
 	t.Parallel()
-	h, err := newS3Handler("")
+	h, err := S3Handler("")
 	if err != nil {
 		t.Fatal(err)
 	}

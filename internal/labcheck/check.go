@@ -1,4 +1,8 @@
-package lab
+// Package labcheck measures the lab from above, as a program sees it:
+// through objbench's own client and each provider's SDK, against the link
+// model's round trips (objbench lab check). It is the one part of the lab
+// that imports load, storage and nettrace.
+package labcheck
 
 import (
 	"bytes"
@@ -9,75 +13,32 @@ import (
 	"slices"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 )
 
-// CheckRow is one phase of one case: what the link model expects, in round
-// trips and time, against the median measured. Expected is RTTs round trips
-// plus Baseline, the same phase measured on the same server with the link
-// bypassed: the machine's own processing time (TLS crypto, the server's
-// handler), which no link model predicts.
-type CheckRow struct {
-	Case      string        `json:"case"`
-	Phase     string        `json:"phase"`
-	RTTs      float64       `json:"rtts"`
-	Baseline  time.Duration `json:"baseline"`
-	Expected  time.Duration `json:"expected"`
-	Measured  time.Duration `json:"measured"`
-	Tolerance time.Duration `json:"tolerance"`
-	// Bound is "at most" when Expected is an upper bound rather than a target.
-	Bound string `json:"bound,omitempty"`
-	// Pass is true when the raw request and every client passed.
-	Pass bool `json:"pass"`
-	// Clients are the measures of each client: the raw net/http request
-	// (RawClient, the fields above), then each provider's SDK (with
-	// CheckOptions.Open). The network's TCP rows are measured by the raw
-	// request only.
-	Clients []ClientCheck `json:"clients,omitempty"`
-	// Late is the largest share of packets the wire delivered late while
-	// any client measured this row (netem.Stats.Late): above
-	// netem.BusyShare the machine's CPU, not the model, may explain a miss.
-	Late float64 `json:"late_fraction,omitempty"`
-}
-
-// Busy says the machine could not keep the wire's time while this row was
-// measured, so a miss says more about the machine than about the model.
-func (r CheckRow) Busy() bool { return r.Late > netem.BusyShare }
-
-// MissedBusy says the row missed and every client that missed it was
-// measured while the machine was busy: a miss lab check marks "busy".
-func (r CheckRow) MissedBusy() bool {
-	if r.Pass {
-		return false
-	}
-	if len(r.Clients) == 0 {
-		return r.Busy()
-	}
-	for _, c := range r.Clients {
-		if !c.Pass && c.Late <= netem.BusyShare {
-			return false
-		}
-	}
-	return true
-}
-
 // lateMeter counts the packets the lab's wire delivers late from now on:
 // the emulated network's or, on the netns path, the pipe's; none on the
 // direct path.
-func (l *Lab) lateMeter() *netem.LateMeter {
-	switch {
-	case l.kn != nil:
-		return netem.NewLateMeter(l.kn.pair.Pipe.Stats)
-	case l.net != nil:
-		return netem.NewLateMeter(l.net.Stats)
-	}
-	return netem.NewLateMeter(nil)
+func (l checker) lateMeter() *netem.LateMeter {
+	_, stats := l.Wire()
+	return netem.NewLateMeter(stats)
 }
 
-// CheckOptions tune Check.
-type CheckOptions struct {
+// wireConfig is the emulated wire's configuration.
+func (l checker) wireConfig() netem.Config {
+	c, _ := l.Wire()
+	return c
+}
+
+// checker measures one lab.
+type checker struct{ *lab.Lab }
+
+// Options tune Check.
+type Options struct {
 	// Samples per case; the median is compared. Default 5.
 	Samples int
 	// Tolerance is the allowed relative error; default 0.15.
@@ -102,7 +63,8 @@ type CheckOptions struct {
 // endpoint and compares each phase with the round trips the link model
 // predicts: TCP 1 RTT, TLS 1.3 1 RTT (1.2: 2), each exchange 1 RTT plus
 // service time, Expect: 100-continue 1 RTT, and size/bandwidth for a body.
-func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow, error) {
+func Check(ctx context.Context, lb *lab.Lab, api string, o Options) ([]document.CheckRow, error) {
+	l := checker{lb}
 	if o.Samples <= 0 {
 		o.Samples = 5
 	}
@@ -112,8 +74,8 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	if o.Slack <= 0 {
 		o.Slack = 2 * time.Millisecond
 	}
-	ep := l.endpoints[api]
-	if ep == nil || api == "azure" {
+	ep := struct{ url, direct string }{l.Endpoint(api), l.DirectEndpoint(api)}
+	if ep.url == "" || api == "azure" {
 		return nil, fmt.Errorf("lab check runs on the s3 or gcs endpoint, and %q is not served", api)
 	}
 	newTransport := func(s nettrace.Strategy, expect bool) *nettrace.Transport {
@@ -136,13 +98,13 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 			return nil, err
 		}
 	}
-	var rows []CheckRow
+	var rows []document.CheckRow
 	for i, m := range measured {
 		base := l.baseFor(m, baseline[i].got, ep.direct != ep.url)
 		want, tol, pass := l.judge(m, base, o)
-		rows = append(rows, CheckRow{Case: m.name, Phase: m.phase, RTTs: m.rtts, Baseline: base, Expected: want,
+		rows = append(rows, document.CheckRow{Case: m.name, Phase: m.phase, RTTs: m.rtts, Baseline: base, Expected: want,
 			Measured: m.got, Tolerance: tol, Pass: pass, Late: m.late,
-			Clients: []ClientCheck{{Client: RawClient, Baseline: base, Expected: want, Measured: m.got, Tolerance: tol, Pass: pass, Late: m.late}}})
+			Clients: []document.ClientCheck{{Client: document.RawClient, Baseline: base, Expected: want, Measured: m.got, Tolerance: tol, Pass: pass, Late: m.late}}})
 	}
 	pooled := newTransport(nettrace.Pooled, false)
 	defer pooled.CloseIdleConnections()
@@ -154,7 +116,7 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 	// (when the receive window allows the link's rate: else the window row
 	// below applies).
 	var size int64
-	if bw := l.link.Bandwidth; bw > 0 && o.BandwidthSize >= 0 && (l.net == nil || l.link.RTT == 0 || float64(l.Network().RecvBuffer)/l.link.RTT.Seconds() >= float64(bw)/8) {
+	if bw := l.Link().Bandwidth; bw > 0 && o.BandwidthSize >= 0 && (l.Network().Model == "direct" || l.Link().RTT == 0 || float64(l.Network().RecvBuffer)/l.Link().RTT.Seconds() >= float64(bw)/8) {
 		size = o.BandwidthSize
 		if size <= 0 {
 			size = min(max(bw/8, 1<<20), 32<<20) // about a second's worth
@@ -175,9 +137,9 @@ func (l *Lab) Check(ctx context.Context, api string, o CheckOptions) ([]CheckRow
 		got := median(ss, phase(nettrace.Recv))
 		tol := time.Duration(o.Tolerance*float64(want)) + o.Slack
 		pass := (got-want) <= tol && (want-got) <= tol
-		rows = append(rows, CheckRow{Case: fmt.Sprintf("%s GET at %s", fmtBytes(size), FormatBandwidth(bw)), Phase: "recv",
+		rows = append(rows, document.CheckRow{Case: fmt.Sprintf("%s GET at %s", fmtBytes(size), lab.FormatBandwidth(bw)), Phase: "recv",
 			Expected: want, Measured: got, Tolerance: tol, Pass: pass, Late: late,
-			Clients: []ClientCheck{{Client: RawClient, Expected: want, Measured: got, Tolerance: tol, Pass: pass, Late: late}}})
+			Clients: []document.ClientCheck{{Client: document.RawClient, Expected: want, Measured: got, Tolerance: tol, Pass: pass, Late: late}}})
 	}
 	if err := l.checkClients(ctx, rows, o, size, newTransport); err != nil {
 		return nil, err
@@ -236,13 +198,13 @@ type objectURL struct {
 func objectURLs(api, base string) objectURL {
 	if api == "gcs" {
 		return objectURL{
-			get: func(k string) string { return base + "/storage/v1/b/" + Bucket + "/o/" + escape(k) + "?alt=media" },
+			get: func(k string) string { return base + "/storage/v1/b/" + lab.Bucket + "/o/" + escape(k) + "?alt=media" },
 			put: func(k string) string {
-				return base + "/upload/storage/v1/b/" + Bucket + "/o?uploadType=media&name=" + escape(k)
+				return base + "/upload/storage/v1/b/" + lab.Bucket + "/o?uploadType=media&name=" + escape(k)
 			},
 		}
 	}
-	f := func(k string) string { return base + "/" + Bucket + "/" + k }
+	f := func(k string) string { return base + "/" + lab.Bucket + "/" + k }
 	return objectURL{get: f, put: f}
 }
 
@@ -299,7 +261,7 @@ type caseResult struct {
 }
 
 // measureCases measures the fresh, reused and 100-continue cases at base.
-func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n int,
+func (l checker) measureCases(ctx context.Context, urls objectURL, api string, n int,
 	newTransport func(nettrace.Strategy, bool) *nettrace.Transport) ([]caseResult, error) {
 	tlsRTTs := l.tlsRTTs()
 	var out []caseResult
@@ -355,4 +317,56 @@ func (l *Lab) measureCases(ctx context.Context, urls objectURL, api string, n in
 	}
 	add("Expect: 100-continue, 1 MiB PUT", "wait100", 1, median(ss, phase(nettrace.Wait100)))
 	return out, nil
+}
+
+// tlsModes are the TLS modes lab check measures: plain and TLS, unless
+// the settings pick one.
+func tlsModes(lf lab.Settings) []bool {
+	switch {
+	case lf.TLS:
+		return []bool{true}
+	case lf.NoTLS:
+		return []bool{false}
+	}
+	return []bool{false, true}
+}
+
+// Modes runs Check (through the s3 endpoint) on a lab per TLS mode
+// (see tlsModes) serving every API it can, so that every provider's client
+// is checked: noAzure is called when Azurite is missing. each sees every
+// mode's lab while it is open, the mode's name and its rows. failed counts
+// the rows outside tolerance. The settings must be valid (Config).
+func Modes(ctx context.Context, lf lab.Settings, profile string, o Options, noAzure func(), each func(l *lab.Lab, mode string, rows []document.CheckRow)) (failed int, err error) {
+	for _, useTLS := range tlsModes(lf) {
+		s := lf
+		s.TLS, s.NoTLS = useTLS, !useTLS
+		cfg, err := s.Config(nil, profile)
+		if err != nil {
+			return failed, err
+		}
+		l, _, missing, err := lab.StartAll(ctx, cfg)
+		if err != nil {
+			return failed, fmt.Errorf("lab: %w", err)
+		}
+		if missing && noAzure != nil {
+			noAzure()
+		}
+		rows, err := Check(ctx, l, "s3", o)
+		if err != nil {
+			l.Close()
+			return failed, err
+		}
+		mode := "plain HTTP"
+		if useTLS {
+			mode = "TLS " + s.TLSVersion
+		}
+		for _, r := range rows {
+			if !r.Pass {
+				failed++
+			}
+		}
+		each(l, mode, rows)
+		l.Close()
+	}
+	return failed, nil
 }

@@ -1,4 +1,4 @@
-package lab
+package document
 
 import "testing"
 

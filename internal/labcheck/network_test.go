@@ -1,4 +1,4 @@
-package lab
+package labcheck
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/nettrace"
 )
 
@@ -40,8 +41,8 @@ func TestNetworkAccuracy(t *testing.T) {
 		{80 * time.Millisecond, tls.VersionTLS12, 2},
 	} {
 		t.Run(fmt.Sprintf("%v/tls%x", tc.rtt, tc.version), func(t *testing.T) {
-			l := startLab(t, Config{RTT: &tc.rtt, Bandwidth: &gbit, TLS: true, TLSVersion: tc.version})
-			o := CheckOptions{Tolerance: 0.10, Slack: time.Millisecond, WindowSize: -1, BandwidthSize: -1}
+			l := startLab(t, lab.Config{RTT: &tc.rtt, Bandwidth: &gbit, TLS: true, TLSVersion: tc.version})
+			o := Options{Tolerance: 0.10, Slack: time.Millisecond, WindowSize: -1, BandwidthSize: -1}
 			if tc.rtt == 80*time.Millisecond && tc.version == tls.VersionTLS13 {
 				o.WindowSize = 64 << 20
 			}
@@ -101,7 +102,7 @@ func progressGET(ctx context.Context, client *http.Client, url string) (half, en
 	return half, time.Since(start), first + rest, err
 }
 
-func put(t *testing.T, l *Lab, key string, size int) {
+func put(t *testing.T, l *lab.Lab, key string, size int) {
 	t.Helper()
 	tr := nettrace.NewTransport(nettrace.Config{Dial: l.Dial, Resolver: l.Resolver(), TLS: l.ClientTLS()})
 	defer tr.CloseIdleConnections()
@@ -116,7 +117,7 @@ func put(t *testing.T, l *Lab, key string, size int) {
 func TestNetworkBottleneck(t *testing.T) {
 	timingTest(t)
 	bw := int64(100e6)
-	l := startLab(t, Config{RTT: dur(40 * time.Millisecond), Bandwidth: &bw})
+	l := startLab(t, lab.Config{RTT: dur(40 * time.Millisecond), Bandwidth: &bw})
 	put(t, l, "big", 32<<20)
 	var rate float64
 	tr := nettrace.NewTransport(nettrace.Config{Dial: l.Dial})
@@ -131,7 +132,8 @@ func TestNetworkBottleneck(t *testing.T) {
 			t.Fatalf("GET: %d bytes, %v", n, err)
 		}
 		rate = float64(16<<20) * 8 / (end - half).Seconds()
-		up, down := l.net.Stats()
+		_, stats := l.Wire()
+		up, down := stats()
 		t.Logf("try %d: first half %v, second half %v: %.1f Mbit/s (wire up %+v down %+v)", try+1, half, end-half, rate/1e6, up, down)
 		if rate >= 0.9*float64(bw) {
 			break
@@ -149,7 +151,7 @@ func TestNetworkLoss(t *testing.T) {
 	timingTest(t)
 	rtt, gbit := 10*time.Millisecond, int64(1e9)
 	measure := func(loss float64) time.Duration {
-		l := startLab(t, Config{RTT: &rtt, Bandwidth: &gbit, Loss: &loss})
+		l := startLab(t, lab.Config{RTT: &rtt, Bandwidth: &gbit, Loss: &loss})
 		put(t, l, "16m", 16<<20)
 		tr := nettrace.NewTransport(nettrace.Config{Dial: l.Dial, Strategy: nettrace.Fresh})
 		defer tr.CloseIdleConnections()
@@ -176,8 +178,8 @@ func TestNetworkLoss(t *testing.T) {
 // 20 ms ±10%, and a reused one has none.
 func TestNetworkDNS(t *testing.T) {
 	timingTest(t)
-	l := startLab(t, Config{RTT: dur(10 * time.Millisecond), DNSTime: 20 * time.Millisecond})
-	if !strings.Contains(l.Endpoint("s3"), "s3."+Domain) {
+	l := startLab(t, lab.Config{RTT: dur(10 * time.Millisecond), DNSTime: 20 * time.Millisecond})
+	if !strings.Contains(l.Endpoint("s3"), "s3."+lab.Domain) {
 		t.Fatalf("endpoint %s is not named", l.Endpoint("s3"))
 	}
 	put(t, l, "k", 1024)
@@ -208,7 +210,7 @@ func TestNetworkDNS(t *testing.T) {
 // GET across the network at zero round-trip time, in MB/s.
 func stackCapacity(t *testing.T) float64 {
 	zero := time.Duration(0)
-	l := startLab(t, Config{RTT: &zero, ForceLink: true})
+	l := startLab(t, lab.Config{RTT: &zero, ForceLink: true})
 	put(t, l, "cap", 64<<20)
 	tr := nettrace.NewTransport(nettrace.Config{Dial: l.Dial})
 	defer tr.CloseIdleConnections()

@@ -1,4 +1,4 @@
-package lab
+package server
 
 import (
 	"fmt"
@@ -49,12 +49,12 @@ func ParseUpstream(s string) (*Upstream, error) {
 // String prints the upstream the way ParseUpstream reads it.
 func (u *Upstream) String() string { return u.API + "=" + u.URL.String() + "/" + u.Bucket }
 
-// handler forwards every request to the upstream server. An S3 request
+// Handler forwards every request to the upstream server. An S3 request
 // keeps its Host header (SigV4 signs it); a GCS request takes the
 // server's (fake-gcs-server reads another host as a bucket name), and the
 // upload session URLs it answers with are turned back to the lab's, so
 // that the data crosses the wire too.
-func (u *Upstream) handler(publicURL string) (http.Handler, error) {
+func (u *Upstream) Handler(publicURL string) (http.Handler, error) {
 	pub, err := url.Parse(publicURL)
 	if err != nil {
 		return nil, err
@@ -79,6 +79,3 @@ func (u *Upstream) handler(publicURL string) (http.Handler, error) {
 		ErrorLog: discardLog,
 	}, nil
 }
-
-// Upstream is the real server the lab fronts; nil for the embedded ones.
-func (l *Lab) Upstream() *Upstream { return l.cfg.Upstream }

@@ -1,4 +1,4 @@
-package lab
+package labcheck
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
@@ -48,7 +49,7 @@ func TestExpectContinueThroughEverySDK(t *testing.T) {
 	}
 	rtt := 40 * time.Millisecond
 	apis := labAPIs(t)
-	l := startLab(t, Config{RTT: &rtt, APIs: apis})
+	l := startLab(t, lab.Config{RTT: &rtt, APIs: apis})
 	ctx := context.Background()
 	const n = 7
 	body := make([]byte, 3<<19)
@@ -57,7 +58,7 @@ func TestExpectContinueThroughEverySDK(t *testing.T) {
 		t.Helper()
 		tr := nettrace.NewTransport(nettrace.Config{Strategy: conn, ExpectContinue: expect, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
 		t.Cleanup(tr.CloseIdleConnections)
-		b, err := providers.Open(ctx, l.Target(api), storage.Options{Endpoint: l.Endpoint(api), Credentials: l.Credentials(api),
+		b, err := providers.Open(ctx, StorageTarget(l, api), storage.Options{Endpoint: l.Endpoint(api), Credentials: StorageCredentials(l, api),
 			HTTPClient: tr.Client(), MaxAttempts: 1, Upload: storage.UploadSingle})
 		if err != nil {
 			t.Fatal(err)

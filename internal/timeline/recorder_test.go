@@ -1,4 +1,4 @@
-package lab
+package timeline_test
 
 import (
 	"context"
@@ -9,9 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
-func recordingClient(l *Lab, h2 bool) *http.Client {
+func recordingClient(l *lab.Lab, h2 bool) *http.Client {
 	tr := &http.Transport{DialContext: l.Dial, TLSClientConfig: l.ClientTLS(), ForceAttemptHTTP2: h2}
 	if !h2 {
 		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
@@ -59,14 +62,14 @@ func TestRecorder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			l, err := Start(context.Background(), Config{APIs: []string{"s3"}, RTT: &rtt, TLS: true, TLSVersion: tc.version,
+			l, err := lab.Start(context.Background(), lab.Config{APIs: []string{"s3"}, RTT: &rtt, TLS: true, TLSVersion: tc.version,
 				IdleTimeout: tc.idle, Record: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer l.Close()
 			c := recordingClient(l, tc.h2)
-			base := l.Endpoint("s3") + "/" + Bucket + "/k"
+			base := l.Endpoint("s3") + "/" + lab.Bucket + "/k"
 			if code := do(t, c, "PUT", base, "hello", http.Header{"X-Amz-Checksum-Crc32": {"AAAA"}}); code != 200 {
 				t.Fatalf("PUT %d", code)
 			}
@@ -111,12 +114,12 @@ func TestRecorder(t *testing.T) {
 // a lab without Record keeps no record.
 func TestRecorderFault(t *testing.T) {
 	t.Parallel()
-	l, err := Start(context.Background(), Config{APIs: []string{"s3"}, Record: true, Faults: Faults{Reset: 1}})
+	l, err := lab.Start(context.Background(), lab.Config{APIs: []string{"s3"}, Record: true, Faults: server.Faults{Reset: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	req, _ := http.NewRequest("GET", l.Endpoint("s3")+"/"+Bucket+"/k", nil)
+	req, _ := http.NewRequest("GET", l.Endpoint("s3")+"/"+lab.Bucket+"/k", nil)
 	if resp, err := http.DefaultTransport.RoundTrip(req); err == nil {
 		resp.Body.Close()
 		t.Fatal("want a reset")
@@ -126,7 +129,7 @@ func TestRecorderFault(t *testing.T) {
 	if len(conns) != 1 || conns[0].ClosedBy != "fault" || len(conns[0].Requests) != 1 {
 		t.Fatalf("record %+v", conns)
 	}
-	plain, err := Start(context.Background(), Config{APIs: []string{"s3"}})
+	plain, err := lab.Start(context.Background(), lab.Config{APIs: []string{"s3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +147,13 @@ func TestRecorderAzure(t *testing.T) {
 		t.Skip("azurite-blob not on PATH")
 	}
 	rtt := 10 * time.Millisecond
-	l, err := Start(context.Background(), Config{APIs: []string{"azure"}, RTT: &rtt, TLS: true, Record: true})
+	l, err := lab.Start(context.Background(), lab.Config{APIs: []string{"azure"}, RTT: &rtt, TLS: true, Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	c := recordingClient(l, true)
-	if code := do(t, c, "GET", l.Endpoint("azure")+"/"+Bucket+"?restype=container&comp=list", "", nil); code != http.StatusForbidden {
+	if code := do(t, c, "GET", l.Endpoint("azure")+"/"+lab.Bucket+"?restype=container&comp=list", "", nil); code != http.StatusForbidden {
 		t.Errorf("anonymous list: %d, want Azurite's 403", code)
 	}
 	c.CloseIdleConnections()

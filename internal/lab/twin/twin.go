@@ -1,8 +1,10 @@
-package lab
+// Package twin is the file format of a measured lab profile (objbench
+// calibrate): a real bucket's path and service times as measured from where
+// a program runs, which a lab started from it reproduces (its twin).
+package twin
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/objbench/objbench/internal/stats"
 )
 
 // MeasuredSchema names the format of a measured profile file.
@@ -166,55 +170,8 @@ func (m *Measured) Save(path string) error {
 // the built-in profiles (whose names have no dot or slash).
 func IsProfileFile(name string) bool { return strings.ContainsAny(name, "./\\") }
 
-func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-
-// Link is the wire that reproduces the measured path: the median round
-// trip, the jitter, and the plateau rate as the bottleneck's (headers
-// included, so that a stream's goodput is the measured one).
-func (m *Measured) Link() Link {
-	l := Link{RTT: ms(m.Network.RTTms), Jitter: ms(m.Network.JitterMs)}
-	if l.Jitter > l.RTT {
-		l.Jitter = l.RTT
-	}
-	if r := m.Network.PlateauMBps; r > 0 && r < 1000 {
-		bw := r * 8e6 * float64(defaultMTU) / float64(MSS(defaultMTU))
-		unit := 1e3 // rounded, so that it prints as 104Mbit or 800kbit
-		if bw >= 10e6 {
-			unit = 1e6
-		}
-		l.Bandwidth = int64(math.Round(bw/unit) * unit)
-	}
-	return l
-}
-
-// apply sets cfg to reproduce the profile: the link (unless the caller
-// overrides it), TLS as measured, HTTP/2 only when offered, the lookup
-// time, the idle timeout, faults at the measured rates and the service
-// time drawn per request.
-func (m *Measured) apply(cfg *Config) {
-	link := m.Link()
-	if cfg.RTT == nil {
-		cfg.RTT = &link.RTT
-	}
-	if cfg.Jitter == nil {
-		cfg.Jitter = &link.Jitter
-	}
-	if cfg.Bandwidth == nil {
-		cfg.Bandwidth = &link.Bandwidth
-	}
-	if m.Network.TLSVersion == "1.2" {
-		cfg.TLSVersion = 0x0303
-	}
-	cfg.HTTP1Only = !m.Network.HTTP2
-	cfg.DNSTime = ms(m.Network.DNSms).Round(100 * time.Microsecond)
-	if m.IdleTimeoutS > 0 {
-		cfg.IdleTimeout = time.Duration(m.IdleTimeoutS * float64(time.Second))
-	}
-	e := m.Errors
-	cfg.Faults.Slowdown, cfg.Faults.Reset, cfg.Faults.Timeout = e.Throttle, e.Reset, e.Timeout
-	cfg.Service, cfg.Compensate = m, true
-	cfg.ProfileName = "measured"
-}
+// Ms is v milliseconds as a duration.
+func Ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
 // ServiceTime draws a request's service time from the measured
 // distribution of its operation at the nearest size class (by ratio);
@@ -227,7 +184,7 @@ func (m *Measured) ServiceTime(op string, size int64) time.Duration {
 	if c == nil {
 		return 0
 	}
-	return ms(DrawPercentile(c.PercentilesMs, rand.Float64()))
+	return Ms(stats.DrawPercentile(c.PercentilesMs, rand.Float64()))
 }
 
 func (m *Measured) class(op string, size int64) *ServiceClass {
@@ -245,47 +202,3 @@ func (m *Measured) class(op string, size int64) *ServiceClass {
 	}
 	return best
 }
-
-// DrawPercentile is the inverse of the empirical distribution given by its
-// percentiles 0..100 at u in [0, 1), interpolated linearly.
-func DrawPercentile(pct []float64, u float64) float64 {
-	if len(pct) == 0 {
-		return 0
-	}
-	x := u * float64(len(pct)-1)
-	i := int(x)
-	if i >= len(pct)-1 {
-		return pct[len(pct)-1]
-	}
-	return max(0, pct[i]+(x-float64(i))*(pct[i+1]-pct[i]))
-}
-
-// Percentiles101 are the percentiles 0, 1, …, 100 of values (sorted in
-// place), interpolated linearly between order statistics.
-func Percentiles101(values []float64) []float64 {
-	if len(values) == 0 {
-		return nil
-	}
-	slices.Sort(values)
-	out := make([]float64, 101)
-	for p := range out {
-		out[p] = Quantile(values, float64(p)/100)
-	}
-	return out
-}
-
-// Quantile is the q quantile of sorted values, interpolated linearly.
-func Quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	x := q * float64(len(sorted)-1)
-	i := int(x)
-	if i >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (x-float64(i))*(sorted[i+1]-sorted[i])
-}
-
-// errMeasuredAndNamed refuses a named profile and a measured one at once.
-var errMeasuredAndNamed = errors.New("a named lab profile and --profile FILE contradict each other: give one")

@@ -1,17 +1,13 @@
-package lab
+package timeline
 
 import (
 	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,11 +20,20 @@ import (
 type Recorder struct {
 	mu       sync.Mutex
 	idle     time.Duration
-	conns    []*ConnRecord
+	conns    []*tracked
 	stopping bool
 	// requests counts the requests recorded; past maxRecorded, requests
 	// are served but not kept (a foreground lab left running for days).
 	requests, dropped int
+}
+
+// tracked is a connection being recorded: its record, and what the
+// recorder needs to tell who closed it.
+type tracked struct {
+	c                                 *Conn
+	clientEOF, serverClosed, hijacked bool
+	idleSince                         time.Time
+	state                             http.ConnState
 }
 
 // maxRecorded bounds the requests a record keeps (about 100 MB at most).
@@ -39,48 +44,6 @@ func (r *Recorder) Dropped() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.dropped
-}
-
-// ConnRecord is one accepted connection.
-type ConnRecord struct {
-	ID  int
-	API string
-	// Accepted is when the server's stack handed the connection over (the
-	// client's handshake ACK arrived); Hello when the TLS ClientHello was
-	// read; Handshake when the client's next flight (its Finished) arrived.
-	Accepted, Hello, Handshake time.Time
-	// TLSVersion ("1.3", "1.2"; "" for plain HTTP) and ALPN ("h2", "http/1.1", "").
-	TLSVersion, ALPN string
-	// Closed is when the server saw the connection end; ClosedBy says who
-	// ended it: "client", "idle-timeout", "fault", "lab-stopped", "server",
-	// or "open" while it lasts.
-	Closed   time.Time
-	ClosedBy string
-	// BytesIn and BytesOut are the bytes on the wire (TLS records included).
-	BytesIn, BytesOut int64
-	Requests          []*RequestRecord
-
-	clientEOF, serverClosed, hijacked bool
-	idleSince                         time.Time
-	state                             http.ConnState
-}
-
-// RequestRecord is one request as the server saw it.
-type RequestRecord struct {
-	Method, Path, Query, Proto string
-	// Header holds the request's notable headers (checksums, Expect,
-	// content type and length, copy source, upload markers).
-	Header http.Header
-	// ContentLength as the client declared it (-1 unknown).
-	ContentLength int64
-	// Arrived is when its headers were read; BodyDone when its body was
-	// read to the end (zero when the handler did not read it); FirstByte
-	// when the response's header was written; Done when the handler ended.
-	Arrived, BodyDone, FirstByte, Done time.Time
-	BytesIn, BytesOut                  int64
-	Status                             int
-	// Expect is true when it was sent with Expect: 100-continue.
-	Expect bool
 }
 
 // notableHeaders are the request headers a record keeps (canonical names,
@@ -103,18 +66,19 @@ func notable(h http.Header) http.Header {
 	return out
 }
 
-// newRecorder keeps records; idle is the servers' keep-alive timeout, to
+// NewRecorder keeps records; idle is the servers' keep-alive timeout, to
 // tell an idle timeout from other closes.
-func newRecorder(idle time.Duration) *Recorder { return &Recorder{idle: idle} }
+func NewRecorder(idle time.Duration) *Recorder { return &Recorder{idle: idle} }
 
 // Snapshot is a copy of the record so far, connections in accept order.
-func (r *Recorder) Snapshot() []ConnRecord {
+func (r *Recorder) Snapshot() []Conn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]ConnRecord, len(r.conns))
-	for i, c := range r.conns {
+	out := make([]Conn, len(r.conns))
+	for i, t := range r.conns {
+		c := t.c
 		cc := *c
-		cc.Requests = make([]*RequestRecord, len(c.Requests))
+		cc.Requests = make([]*Request, len(c.Requests))
 		for j, q := range c.Requests {
 			qq := *q
 			qq.Header = q.Header.Clone()
@@ -136,8 +100,8 @@ func (r *Recorder) WaitClosed(d time.Duration) {
 	for time.Now().Before(deadline) {
 		r.mu.Lock()
 		open := 0
-		for _, c := range r.conns {
-			if c.Closed.IsZero() {
+		for _, t := range r.conns {
+			if t.c.Closed.IsZero() {
 				open++
 			}
 		}
@@ -156,14 +120,15 @@ func (r *Recorder) Reset() {
 	r.mu.Unlock()
 }
 
-func (r *Recorder) stop() {
+// Stop marks every connection closed from now on as closed by the lab stopping.
+func (r *Recorder) Stop() {
 	r.mu.Lock()
 	r.stopping = true
 	r.mu.Unlock()
 }
 
-// listener wraps ln (below TLS) so each accepted connection is recorded.
-func (r *Recorder) listener(api string, ln net.Listener) net.Listener {
+// Listener wraps ln (below TLS) so each accepted connection is recorded.
+func (r *Recorder) Listener(api string, ln net.Listener) net.Listener {
 	return &recordListener{Listener: ln, r: r, api: api}
 }
 
@@ -179,7 +144,7 @@ func (l *recordListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	l.r.mu.Lock()
-	rec := &ConnRecord{ID: len(l.r.conns) + 1, API: l.api, Accepted: time.Now()}
+	rec := &tracked{c: &Conn{ID: len(l.r.conns) + 1, API: l.api, Accepted: time.Now()}}
 	l.r.conns = append(l.r.conns, rec)
 	l.r.mu.Unlock()
 	return &recordConn{Conn: c, r: l.r, rec: rec}, nil
@@ -189,17 +154,17 @@ func (l *recordListener) Accept() (net.Conn, error) {
 type recordConn struct {
 	net.Conn
 	r   *Recorder
-	rec *ConnRecord
+	rec *tracked
 }
 
 func (c *recordConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.r.mu.Lock()
-	c.rec.BytesIn += int64(n)
-	if n > 0 && !c.rec.Hello.IsZero() && c.rec.Handshake.IsZero() {
+	c.rec.c.BytesIn += int64(n)
+	if n > 0 && !c.rec.c.Hello.IsZero() && c.rec.c.Handshake.IsZero() {
 		// The client's second flight (its Finished; with TLS 1.2 its key
 		// exchange): one round trip after the server's answer to the hello.
-		c.rec.Handshake = time.Now()
+		c.rec.c.Handshake = time.Now()
 	}
 	var ne net.Error
 	if err != nil && !c.rec.serverClosed && !errors.Is(err, net.ErrClosed) && !(errors.As(err, &ne) && ne.Timeout()) {
@@ -212,7 +177,7 @@ func (c *recordConn) Read(p []byte) (int, error) {
 func (c *recordConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	c.r.mu.Lock()
-	c.rec.BytesOut += int64(n)
+	c.rec.c.BytesOut += int64(n)
 	c.r.mu.Unlock()
 	return n, err
 }
@@ -232,8 +197,8 @@ func (c *recordConn) CloseWrite() error {
 	return c.Close()
 }
 
-// tlsConfig is base with hooks that time each connection's handshake.
-func (r *Recorder) tlsConfig(base *tls.Config) *tls.Config {
+// TLSConfig is base with hooks that time each connection's handshake.
+func (r *Recorder) TLSConfig(base *tls.Config) *tls.Config {
 	cfg := base.Clone()
 	cfg.GetConfigForClient = func(hi *tls.ClientHelloInfo) (*tls.Config, error) {
 		rc, ok := hi.Conn.(*recordConn)
@@ -241,13 +206,13 @@ func (r *Recorder) tlsConfig(base *tls.Config) *tls.Config {
 			return nil, nil
 		}
 		r.mu.Lock()
-		rc.rec.Hello = time.Now()
+		rc.rec.c.Hello = time.Now()
 		r.mu.Unlock()
 		c := base.Clone()
 		c.VerifyConnection = func(cs tls.ConnectionState) error {
 			r.mu.Lock()
-			rc.rec.TLSVersion = tlsVersionName(cs.Version)
-			rc.rec.ALPN = cs.NegotiatedProtocol
+			rc.rec.c.TLSVersion = tlsVersionName(cs.Version)
+			rc.rec.c.ALPN = cs.NegotiatedProtocol
 			r.mu.Unlock()
 			return nil
 		}
@@ -278,17 +243,17 @@ func recordOf(c net.Conn) *recordConn {
 
 type connKey struct{}
 
-// connContext puts the connection's record in every request's context.
-func (r *Recorder) connContext(ctx context.Context, c net.Conn) context.Context {
+// ConnContext puts the connection's record in every request's context.
+func (r *Recorder) ConnContext(ctx context.Context, c net.Conn) context.Context {
 	if rc := recordOf(c); rc != nil {
 		return context.WithValue(ctx, connKey{}, rc.rec)
 	}
 	return ctx
 }
 
-// connState follows a connection's states: idle since when, hijacked by a
+// ConnState follows a connection's states: idle since when, hijacked by a
 // fault, and at its close, who closed it.
-func (r *Recorder) connState(c net.Conn, s http.ConnState) {
+func (r *Recorder) ConnState(c net.Conn, s http.ConnState) {
 	rc := recordOf(c)
 	if rc == nil {
 		return
@@ -302,40 +267,40 @@ func (r *Recorder) connState(c net.Conn, s http.ConnState) {
 		rec.idleSince = now
 	case http.StateHijacked:
 		rec.hijacked = true
-		rec.Closed, rec.ClosedBy = now, "fault"
+		rec.c.Closed, rec.c.ClosedBy = now, "fault"
 	case http.StateClosed:
 		if rec.hijacked {
 			break
 		}
-		rec.Closed = now
+		rec.c.Closed = now
 		switch {
 		case r.stopping:
-			rec.ClosedBy = "lab-stopped"
+			rec.c.ClosedBy = "lab-stopped"
 		case rec.clientEOF:
-			rec.ClosedBy = "client"
+			rec.c.ClosedBy = "client"
 		case rec.state == http.StateIdle && r.idle > 0 && now.Sub(rec.idleSince) >= r.idle-r.idle/20:
-			rec.ClosedBy = "idle-timeout"
+			rec.c.ClosedBy = "idle-timeout"
 		case rec.state == http.StateIdle:
 			// Idle, short of the timeout: the server had no reason to
 			// close it; an HTTP/2 client says goodbye with GOAWAY and the
 			// server closes.
-			rec.ClosedBy = "client"
+			rec.c.ClosedBy = "client"
 		default:
-			rec.ClosedBy = "server"
+			rec.c.ClosedBy = "server"
 		}
 	}
 	rec.state = s
 }
 
-// wrap records every request next serves.
-func (r *Recorder) wrap(next http.Handler) http.Handler {
+// Wrap records every request next serves.
+func (r *Recorder) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		rec, _ := req.Context().Value(connKey{}).(*ConnRecord)
+		rec, _ := req.Context().Value(connKey{}).(*tracked)
 		if rec == nil {
 			next.ServeHTTP(w, req)
 			return
 		}
-		q := &RequestRecord{Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.RawQuery, Proto: req.Proto,
+		q := &Request{Method: req.Method, Path: req.URL.EscapedPath(), Query: req.URL.RawQuery, Proto: req.Proto,
 			Header: notable(req.Header), ContentLength: req.ContentLength, Arrived: time.Now(),
 			Expect: strings.EqualFold(req.Header.Get("Expect"), "100-continue")}
 		r.mu.Lock()
@@ -346,7 +311,7 @@ func (r *Recorder) wrap(next http.Handler) http.Handler {
 			return
 		}
 		r.requests++
-		rec.Requests = append(rec.Requests, q)
+		rec.c.Requests = append(rec.c.Requests, q)
 		r.mu.Unlock()
 		// A shallow copy carries the counting body: the server keeps
 		// checking the original's (an unread Expect: 100-continue body
@@ -371,7 +336,7 @@ func (r *Recorder) wrap(next http.Handler) http.Handler {
 type recordBody struct {
 	io.ReadCloser
 	r *Recorder
-	q *RequestRecord
+	q *Request
 }
 
 func (b *recordBody) Read(p []byte) (int, error) {
@@ -390,7 +355,7 @@ func (b *recordBody) Read(p []byte) (int, error) {
 type recordWriter struct {
 	http.ResponseWriter
 	r *Recorder
-	q *RequestRecord
+	q *Request
 }
 
 func (w *recordWriter) header(code int) {
@@ -447,80 +412,3 @@ func (w *recordWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // NetConn is the connection below the record (a fault resets it).
 func (c *recordConn) NetConn() net.Conn { return c.Conn }
-
-// recordAzure puts a recording reverse proxy in front of Azurite at
-// upstream: on the server stack behind a local endpoint at port when the
-// link emulates, else on 127.0.0.1:port. It returns the public address and
-// sets ep's teardown (the proxy, then stopChild).
-func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream string, stopChild func()) (string, error) {
-	pub, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		stopChild()
-		return "", fmt.Errorf("lab azure: %w", portHint(err))
-	}
-	pubPort := pub.Addr().(*net.TCPAddr).Port
-	ln := pub
-	var kln net.Listener // the netns path's
-	if l.kn != nil {
-		if kln, err = l.kn.listen(pubPort); err != nil {
-			pub.Close()
-			stopChild()
-			return "", fmt.Errorf("lab azure: %w", err)
-		}
-		ep.prog = l.scheme() + "://" + net.JoinHostPort(serverAddr.String(), strconv.Itoa(pubPort)) + "/" + azuriteAccount
-	}
-	if l.net != nil {
-		wire, err := l.net.Listen(pubPort)
-		if err != nil {
-			pub.Close()
-			if kln != nil {
-				kln.Close()
-			}
-			stopChild()
-			return "", fmt.Errorf("lab azure: %w", err)
-		}
-		ln = wire
-		ep.fwd = l.forward(pub, pubPort)
-		l.wirePorts[pubPort] = true
-		ep.direct = l.scheme() + "://" + upstream + "/" + azuriteAccount
-	}
-	target := &url.URL{Scheme: l.scheme(), Host: upstream}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.ErrorLog = discardLog
-	tr := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}
-	if l.ca != nil {
-		tr.TLSClientConfig = &tls.Config{RootCAs: l.ca.pool, MinVersion: tls.VersionTLS12}
-	}
-	proxy.Transport = tr
-	b := &behaviour{api: "azure", serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
-	srv := &http.Server{Handler: l.rec.wrap(b.wrap(proxy)), ReadHeaderTimeout: time.Minute, IdleTimeout: l.cfg.IdleTimeout,
-		ErrorLog: discardLog, ConnState: l.rec.connState, ConnContext: l.rec.connContext}
-	lns := []net.Listener{ln}
-	if kln != nil {
-		lns = append(lns, kln)
-	}
-	if l.ca != nil {
-		srv.TLSConfig = l.ca.serverConfig(l.cfg.TLSVersion)
-	}
-	done := make(chan error, len(lns))
-	for _, ln := range lns {
-		ln = l.rec.listener("azure", ln)
-		if l.ca != nil {
-			ln = tls.NewListener(ln, l.rec.tlsConfig(srv.TLSConfig))
-		}
-		go func() { done <- srv.Serve(ln) }()
-	}
-	ep.shutdown = func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		if err := srv.Shutdown(sctx); err != nil {
-			srv.Close()
-		}
-		cancel()
-		for range lns {
-			<-done
-		}
-		tr.CloseIdleConnections()
-		stopChild()
-	}
-	return pub.Addr().String(), nil
-}

@@ -1,17 +1,14 @@
-package lab
+package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab/netem"
-	"github.com/objbench/objbench/internal/nettrace"
 )
 
 // ServiceModel draws each request's service time from its operation
@@ -85,15 +82,15 @@ func (s *serviceWriter) wait() {
 	if size < 0 {
 		size, _ = strconv.ParseInt(s.Header().Get("Content-Length"), 10, 64)
 	}
-	_ = hold(s.r.Context(), s.stopped, s.model.ServiceTime(s.op, size))
+	_ = Hold(s.r.Context(), s.stopped, s.model.ServiceTime(s.op, size))
 }
 
-// hold waits d (a service time, a lookup) unless ctx ends or the lab
+// Hold waits d (a service time, a lookup) unless ctx ends or the lab
 // stops first (stopped ends; an error then), on the wire's precise timer:
 // a held time is as late as a packet's delay, not up to 1 ms later
 // (netem.Sleep). Both are contexts, so that joining them costs no
 // goroutine per held response.
-func hold(ctx, stopped context.Context, d time.Duration) error {
+func Hold(ctx, stopped context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -123,11 +120,11 @@ func (s *serviceWriter) Flush() {
 
 func (s *serviceWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// withService delays each response of next by the model's draw.
-func withService(api string, model ServiceModel, stop context.Context, next http.Handler) http.Handler {
+// WithService delays each response of next by the model's draw.
+func WithService(api string, model ServiceModel, stop context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == pingPath {
-			_ = hold(r.Context(), stop, pingHold)
+		if r.URL.Path == PingPath {
+			_ = Hold(r.Context(), stop, PingHold)
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
@@ -142,72 +139,27 @@ func withService(api string, model ServiceModel, stop context.Context, next http
 	})
 }
 
-// pingPath answers after pingHold, a known service time held as every
+// PingPath answers after PingHold, a known service time held as every
 // draw is: the twin measures its own time per exchange on it (see
-// compensated), the timer's own lateness included. Measured on a twin at
+// Compensated), the timer's own lateness included. Measured on a twin at
 // 20 ms on a loaded machine, when holds were Go's timers: a 10 ms hold
 // made the first byte 0.8-0.9 ms later than 10 ms more than an answer at
 // once did (netem.Sleep's timer is 0.08 ms late at the median).
 const (
-	pingPath = "/.objbench/ping"
-	pingHold = 10 * time.Millisecond
+	PingPath = "/.objbench/ping"
+	PingHold = 10 * time.Millisecond
 )
 
-// compensated is a model less the lab's own time per exchange: a twin's
+// Compensated is a model less the lab's own time per exchange: a twin's
 // drawn service times are the measured bucket's waits beyond a round
 // trip, and the lab's user-space stacks add their own on top.
-type compensated struct {
+type Compensated struct {
 	ServiceModel
-	own *atomic.Int64 // ns
+	// Own is the lab's own time per exchange, in ns (set once measured).
+	Own *atomic.Int64
 }
 
-func (c compensated) ServiceTime(op string, size int64) time.Duration {
-	return max(0, c.ServiceModel.ServiceTime(op, size)-time.Duration(c.own.Load()))
-}
-
-// OwnExchangeTime is what a twin takes out of each service draw: its own
-// time per exchange, measured when it started (0 for other labs).
-func (l *Lab) OwnExchangeTime() time.Duration { return time.Duration(l.own.Load()) }
-
-// ownExchangeTime is the time a warm exchange with the lab's api
-// endpoint takes beyond the link's round trip and a known service time:
-// the machine's own cost (stacks, timers, TLS records, HTTP), which a real
-// path does not have. A twin's drawn service times lose it, so that its
-// warm first bytes are the measured bucket's (its new connections still
-// pay the machine's own connect time on top of the measured round trip).
-func (l *Lab) ownExchangeTime(ctx context.Context, api string) (time.Duration, error) {
-	tr := nettrace.NewTransport(nettrace.Config{Strategy: nettrace.Pooled, TLS: l.ClientTLS(), Dial: l.Dial, Resolver: l.Resolver()})
-	defer tr.CloseIdleConnections()
-	url := l.Endpoint(api) + pingPath
-	ss, err := samples(ctx, 22, func() (nettrace.Sample, error) { return exchange(ctx, tr, "GET", url, nil, api) })
-	if err != nil {
-		return 0, fmt.Errorf("lab: measure its own time per exchange: %w", err)
-	}
-	waits := make([]time.Duration, 0, len(ss)-2)
-	for _, s := range ss[2:] {
-		waits = append(waits, s.Phases[nettrace.Wait])
-	}
-	return max(0, trimmedMean(waits)-l.link.RTT-pingHold), nil
-}
-
-// trimmedMean is the mean of waits without their slowest tenth (a burst
-// of another process's work on the machine). The mean, not a quantile: a
-// twin's first byte is a draw from the profile plus this own time, and
-// the median of such a sum, the draw being much the wider, moves by the
-// own time's mean. Measured on a twin at 20 ms (HTTP/1.1, TLS): the own
-// time was 1.5 ms at its lower quartile (what was taken out before),
-// 1.9 ms at its median and 3.3 ms at its 90th percentile, the same for
-// GET, HEAD, LIST, PUT and DELETE on one warm connection or four, and
-// the twin's first bytes came out 1.0-1.7 ms late. Most of it was Go's
-// timers, three per exchange (the request's packets, the service time,
-// the response's), each up to 1 ms late: on netem.Sleep's timer the own
-// time is 0.3-0.7 ms (TestTwinTakesItsOwnTimeOut, TestTwinEndToEnd).
-func trimmedMean(waits []time.Duration) time.Duration {
-	slices.Sort(waits)
-	keep := waits[:len(waits)-len(waits)/10]
-	var sum time.Duration
-	for _, w := range keep {
-		sum += w
-	}
-	return sum / time.Duration(len(keep))
+// ServiceTime is the model's draw less the own time, at least 0.
+func (c Compensated) ServiceTime(op string, size int64) time.Duration {
+	return max(0, c.ServiceModel.ServiceTime(op, size)-time.Duration(c.Own.Load()))
 }
