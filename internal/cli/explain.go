@@ -49,7 +49,7 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.lab.register(fl, false)
-	fl.StringVar(&f.lab.Network, "network", lab.NetworkAuto, lab.NetworkHelp)
+	(&f.lab).registerNetwork(fl, lab.NetworkHelp)
 	fl.StringSliceVar(&f.apis, "apis", []string{"s3", "gcs", "azure"}, "endpoints to serve: s3, gcs, azure (azure only when azurite-blob is on PATH; it takes seconds to start)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 document (an explain body) instead of the text")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124; 0 for no limit")

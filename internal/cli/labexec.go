@@ -36,7 +36,7 @@ func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	lf.register(cmd.Flags(), false)
-	cmd.Flags().StringVar(&lf.Network, "network", lab.NetworkAuto, lab.NetworkHelp)
+	lf.registerNetwork(cmd.Flags(), lab.NetworkHelp)
 	return cmd
 }
 

@@ -36,6 +36,11 @@ type labDefaults = target.LabDefaults
 // openTarget resolves raw (a URL, "lab[:PROFILE]" or empty for the lab)
 // with the command's flags and lab defaults: see target.Open.
 func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.FlagSet, def labDefaults, runID string) (*target.Env, error) {
+	if !target.IsLab(raw) {
+		if err := refuseLabFlags(fs, raw); err != nil {
+			return nil, err
+		}
+	}
 	cfg, err := tf.Config(raw, def, fs.Changed, runID)
 	if err != nil {
 		return nil, err

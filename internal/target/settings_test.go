@@ -31,7 +31,6 @@ func TestSettingsConfig(t *testing.T) {
 					t.Errorf("config %+v", c)
 				}
 			}},
-		{name: "lab flags refused on a bucket", raw: "s3://b", changed: []string{"rtt", "fault"}, err: "--rtt, --fault apply to the embedded lab only"},
 		{name: "a non-lab flag is fine on a bucket", raw: "s3://b", changed: []string{"timeout"}, check: func(*testing.T, Config) {}},
 		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, err: "--upload"},
 		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, err: "--part-size"},
