@@ -39,8 +39,7 @@ func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.max, "max", 120*time.Second, "longest idle time probed")
 	fl.IntVar(&f.perRound, "probes", 8, "probes per round, run at once")
 	fl.IntVar(&f.rounds, "rounds", 3, "rounds at most")
-	fl.BoolVar(&f.out.jsonOut, "json", false, "print the result and every probe as JSON")
-	fl.BoolVarP(&f.out.quiet, "quiet", "q", false, "no progress line")
+	f.out.register(fl, "print the result and every probe as JSON", "no progress line")
 	return cmd
 }
 
@@ -64,7 +63,9 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
-	if werr := report.WriteIdle(stdout, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res); werr != nil {
+	if werr := f.out.write(stdout, func(w io.Writer) error {
+		return report.WriteIdle(w, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res)
+	}); werr != nil {
 		return werr
 	}
 	return err

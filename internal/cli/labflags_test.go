@@ -84,3 +84,29 @@ func TestEveryLabFlagMarked(t *testing.T) {
 		t.Errorf("%d marked flags over every command, want at least the %d lab flags", seen, len(lab))
 	}
 }
+
+// TestProgressCommandsOutputFlags: every command that prints progress
+// takes the same output flags, -q, --json and -o; probe -q was refused.
+func TestProgressCommandsOutputFlags(t *testing.T) {
+	t.Parallel()
+	root := newRootCmd(io.Discard, io.Discard)
+	for _, path := range [][]string{{"run"}, {"probe"}, {"strategies"}, {"startup"}, {"idle-timeout"}, {"lab", "check"}} {
+		t.Run(strings.Join(path, " "), func(t *testing.T) {
+			c, _, err := root.Find(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []struct{ name, short string }{{"quiet", "q"}, {"json", ""}, {"output", "o"}} {
+				got := c.Flags().Lookup(f.name)
+				if got == nil || got.Shorthand != f.short {
+					t.Errorf("--%s (-%s): %+v", f.name, f.short, got)
+				}
+			}
+		})
+	}
+	// -q parses on probe: the error is the next one, a bad --conn.
+	code, _, stderr := runCLI(t, context.Background(), "probe", "-q", "-o", t.TempDir()+"/out", "--conn", "carrier-pigeon", "--no-save")
+	if code != ExitUsage || !strings.Contains(stderr, "--conn") || strings.Contains(stderr, "shorthand") {
+		t.Errorf("probe -q: exit %d, stderr %q; want a usage error about --conn", code, stderr)
+	}
+}

@@ -107,7 +107,7 @@ func (p *prober) Close(ctx context.Context) {
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var pf probeFlags
 	var vf viewFlags
-	var jsonOut bool
+	var out outFlags
 	var sf shardFlags
 	th := threshold.NewSet(threshold.Run)
 	cmd := &cobra.Command{
@@ -118,7 +118,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if pf.cal.Save != "" {
-				return runCalibrate(ctx, args, &pf, cmd.Flags(), stdout, stderr)
+				return runCalibrate(ctx, args, &pf, &out, cmd.Flags(), stdout, stderr)
 			}
 			for _, f := range []string{"budget", "idle", "service-sizes", "stream-sizes"} {
 				if cmd.Flags().Changed(f) {
@@ -143,7 +143,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 				analysis.Annotate(d, prices)
 			}
 			thErr := th.Apply(stderr, document.Docs(docs)...)
-			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
+			if err := out.write(stdout, func(w io.Writer) error { return report.WriteProbes(w, docs, out.jsonOut, vf.detail) }); err != nil {
 				return err
 			}
 			if err := report.WriteProbesPage(pf.report, docs); err != nil {
@@ -162,7 +162,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	vf.register(cmd.Flags(), true)
 	sf.registerPlace(cmd.Flags())
 	cmd.Flags().Var(th, "threshold", threshold.Usage)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
+	out.register(cmd.Flags(), "print the objbench/v1 document (several targets: {\"probes\": [...]})", "no progress line")
 	cmd.Flags().StringVar(&pf.cal.Save, "save-profile", "", "calibrate instead: measure the TARGET's path and server into a lab profile, written to FILE or an object URL (see the calibration section above)")
 	cmd.Flags().DurationVar(&pf.cal.Budget, "budget", 100*time.Second, "--save-profile: bound on the whole calibration")
 	cmd.Flags().BoolVar(&pf.cal.Idle, "idle", false, "--save-profile: also find the idle keep-alive timeout (as idle-timeout; up to 2 minutes more)")
@@ -172,7 +172,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 }
 
 // runCalibrate is probe --save-profile: one TARGET into a lab profile.
-func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+func runCalibrate(ctx context.Context, args []string, pf *probeFlags, out *outFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
 		return usagef("--save-profile calibrates one TARGET, got %d", len(args))
 	}
@@ -183,12 +183,12 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.
 	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
 		return usagef("%v", err)
 	}
-	status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+	status := report.NewStatusLine(stderr, out.statusOnStderr(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
 		return openTarget(ctx, targetArg(args), &pf.targetFlags, fs, labDefaults{}, document.NewRunID())
 	}, pf.Count, status.Printf)
 	if status.Clear(); err != nil {
 		return err
 	}
-	return report.WriteMeasured(stdout, m, pf.cal.Save)
+	return out.write(stdout, func(w io.Writer) error { return report.WriteMeasured(w, m, pf.cal.Save) })
 }

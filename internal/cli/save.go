@@ -74,7 +74,8 @@ type outFlags struct {
 }
 
 // register adds --json (its usage says what is printed), -o and, unless
-// quietUsage is "", -q.
+// quietUsage is "", -q: every command that prints progress registers its
+// output flags here, so that each takes the same three.
 func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 	fl.BoolVar(&o.jsonOut, "json", false, jsonUsage)
 	fl.StringVarP(&o.output, "output", "o", "", "write the output to FILE instead of standard output")
@@ -85,6 +86,15 @@ func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 
 // statusOn says whether progress is drawn: on a terminal, unless --quiet.
 func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && report.IsTerminal(stdout) }
+
+// write writes the command's output (text) to -o FILE or stdout.
+func (o *outFlags) write(stdout io.Writer, text func(io.Writer) error) error {
+	return report.WriteOutput(o.output, stdout, text)
+}
+
+// statusOnStderr says whether progress is drawn for a command that judges
+// the terminal by stderr (probe, lab check): on one, unless --quiet.
+func (o *outFlags) statusOnStderr(stderr io.Writer) bool { return !o.quiet && report.IsTerminal(stderr) }
 
 // status is the command's progress line (see statusOn), on stderr.
 func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
