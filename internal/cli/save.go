@@ -94,7 +94,9 @@ func (o *outFlags) write(stdout io.Writer, text func(io.Writer) error) error {
 
 // statusOnStderr says whether progress is drawn for a command that judges
 // the terminal by stderr (probe, lab check): on one, unless --quiet.
-func (o *outFlags) statusOnStderr(stderr io.Writer) bool { return !o.quiet && report.IsTerminal(stderr) }
+func (o *outFlags) statusOnStderr(stderr io.Writer) bool {
+	return !o.quiet && report.IsTerminal(stderr)
+}
 
 // status is the command's progress line (see statusOn), on stderr.
 func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
