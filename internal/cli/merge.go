@@ -65,7 +65,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 		return err
 	}
 	open := func(ctx context.Context, t storage.Target) (storage.Backend, error) {
-		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}})
+		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}, Log: verboseLog(ctx)})
 	}
 	merge.LimitMemory(os.Getenv)
 	mg := merge.NewMerger(f.expect)

@@ -106,12 +106,29 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	g := &globals{}
 	root.PersistentFlags().StringVar(&g.db, "db", "", "results database (default $XDG_DATA_HOME/objbench/results.db)")
+	var verbose bool
+	root.PersistentFlags().BoolVar(&verbose, "verbose", false, "also print the cloud SDKs' own log lines on stderr (credential lookups, retries)")
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if verbose {
+			cmd.SetContext(context.WithValue(cmd.Context(), verboseKey{}, stderr))
+		}
+	}
 	root.AddCommand(newRunCmd(g, stdout, stderr), newLabCmd(stdout, stderr), newStrategiesCmd(g, stdout, stderr),
 		newIdleTimeoutCmd(stdout, stderr), newRunsCmd(g, stdout), newShowCmd(g, stdout), newExportCmd(g, stdout),
 		newDeleteCmd(g, stdout), newCompareCmd(g, stdout), newStartupCmd(g, stdout, stderr), newReportCmd(g, stdout, stderr),
 		newProbeCmd(g, stdout, stderr), newServeCmd(g, stdout, stderr), newLambdaCmd(g, stderr),
 		newMergeCmd(g, stdout, stderr), newExplainCmd(g, stdout, stderr))
 	return root
+}
+
+// verboseKey holds objbench's verbose log in a command's context.
+type verboseKey struct{}
+
+// verboseLog is where --verbose lines go: stderr with --verbose, else nil
+// (dropped). The SDKs' own loggers are routed here (target.Config.Log).
+func verboseLog(ctx context.Context) io.Writer {
+	w, _ := ctx.Value(verboseKey{}).(io.Writer)
+	return w
 }
 
 // isCobraUsage recognises the command-line errors cobra returns itself.

@@ -45,6 +45,7 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 	if err != nil {
 		return nil, err
 	}
+	cfg.Log = verboseLog(ctx)
 	return target.Open(ctx, cfg)
 }
 

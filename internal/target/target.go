@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -60,6 +61,9 @@ type Config struct {
 	Client string
 	// RunID names the default prefix.
 	RunID string
+	// Log is objbench's verbose log: the SDKs' own log lines go there
+	// (storage.Options.Log); nil drops them.
+	Log io.Writer
 	// LabAPI and Lab configure the embedded lab when URL is the lab.
 	LabAPI string
 	Lab    lab.Config
@@ -102,7 +106,7 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	}
 	e := &Env{Endpoint: cfg.Endpoint, Timeout: cfg.Timeout}
 	e.Options = storage.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, Profile: cfg.Profile,
-		Upload: cfg.Upload, PartSize: cfg.PartSize, PartConcurrency: cfg.PartConcurrency, Client: cfg.Client}
+		Upload: cfg.Upload, PartSize: cfg.PartSize, PartConcurrency: cfg.PartConcurrency, Client: cfg.Client, Log: cfg.Log}
 	e.Trace = nettrace.Config{Timeout: cfg.Timeout}
 	defer func() {
 		if err != nil {
@@ -335,7 +339,7 @@ func (e *Env) Where() string {
 // client: with this target's endpoint, region, profile and credentials when
 // it is on the same real provider, else with the provider's defaults.
 func (e *Env) OpenOther(ctx context.Context, t storage.Target) (storage.Backend, error) {
-	o := storage.Options{HTTPClient: &http.Client{}}
+	o := storage.Options{HTTPClient: &http.Client{}, Log: e.Options.Log}
 	if t.Scheme == e.Target.Scheme && e.Lab == nil {
 		o.Endpoint, o.Region, o.Profile, o.Credentials = e.Options.Endpoint, e.Options.Region, e.Options.Profile, e.Options.Credentials
 	}
