@@ -12,6 +12,7 @@ import (
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 type idleFlags struct {
@@ -46,7 +47,7 @@ func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
 func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	search := &load.IdleSearch{Min: f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds}
 	if err := search.Check(); err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, document.NewRunID())
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage/providers"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -26,7 +27,7 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args:    atMostOneProfile("lab check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if samples <= 0 {
-				return usagef("--samples must be positive")
+				return usage.Errorf("--samples must be positive")
 			}
 			return runLabCheck(cmd.Context(), &lf, targetArg(args), samples, &out, stdout, stderr)
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // labFlags configure the embedded lab, for `run` on the lab and for `lab`.
@@ -44,7 +45,7 @@ func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
 	if len(given) == 0 {
 		return nil
 	}
-	return usagef("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(given, ", "), raw)
+	return usage.Errorf("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(given, ", "), raw)
 }
 
 // register adds the lab's flags to fs, each marked as the lab's; withAPI
@@ -95,7 +96,7 @@ func (lf *labFlags) registerNetwork(fs *pflag.FlagSet, usage string) {
 // config validates the flags into a lab configuration (usage errors).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg, err := lab.Settings(*lf).Config(apis, profile)
-	return cfg, asUsage(err)
+	return cfg, usage.Wrap(err)
 }
 
 // startAll starts a lab serving every API it can (see lab.StartAll).

@@ -21,6 +21,7 @@ import (
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // probeFlags are shared by probe and serve.
@@ -55,7 +56,7 @@ func (pf *probeFlags) register(fl *pflag.FlagSet) {
 // options are the round options the flags give.
 func (pf *probeFlags) options() (probe.Options, error) {
 	o, err := pf.Settings.Options(pf.Timeout)
-	return o, asUsage(err)
+	return o, usage.Wrap(err)
 }
 
 // prober is a probe.Prober with the telemetry the command line asked for.
@@ -75,7 +76,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 	}
 	strategy, err := nettrace.ParseStrategy(pf.conn)
 	if err != nil {
-		return nil, usagef("--conn: %w", err)
+		return nil, usage.Errorf("--conn: %w", err)
 	}
 	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
 	if !pf.noSave {
@@ -87,7 +88,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 		}
 	}()
 	if p.tel, err = telemetry.Attach(ctx, p.Prober, telemetry.OTLPEndpoint(pf.otlp), document.Version(), withMetrics); err != nil {
-		return nil, usageError{err}
+		return nil, usage.Wrap(err)
 	}
 	tf := pf.targetFlags
 	tf.Persistent = true
@@ -122,7 +123,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			}
 			for _, f := range []string{"budget", "idle", "service-sizes", "stream-sizes"} {
 				if cmd.Flags().Changed(f) {
-					return usagef("--%s is a calibration setting: it needs --save-profile FILE", f)
+					return usage.Errorf("--%s is a calibration setting: it needs --save-profile FILE", f)
 				}
 			}
 			o, err := sf.probeOptions(&pf)
@@ -174,14 +175,14 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 // runCalibrate is probe --save-profile: one TARGET into a lab profile.
 func runCalibrate(ctx context.Context, args []string, pf *probeFlags, out *outFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
-		return usagef("--save-profile calibrates one TARGET, got %d", len(args))
+		return usage.Errorf("--save-profile calibrates one TARGET, got %d", len(args))
 	}
 	var err error
 	if pf.cal.ServiceSizes, err = calibrate.ParseSizes("--service-sizes", pf.serviceSizes); err != nil {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	status := report.NewStatusLine(stderr, out.statusOnStderr(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // globals are the flags every command shares.
@@ -52,16 +53,16 @@ func (sf *saveFlags) register(fl *pflag.FlagSet) {
 // check validates the flags before any work starts.
 func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.keep < 0 {
-		return nil, usagef("--keep-samples must not be negative")
+		return nil, usage.Errorf("--keep-samples must not be negative")
 	}
 	if sf.noSave {
 		sf.keep = 0 // nothing is stored: no sample is kept
 	}
 	if err := report.CheckPath(sf.report); err != nil {
-		return nil, usageError{err}
+		return nil, usage.Wrap(err)
 	}
 	l, err := results.ParseLabels(sf.labels)
-	return l, asUsage(err)
+	return l, usage.Wrap(err)
 }
 
 // outFlags say where a measuring command's result goes: JSON or text, to

@@ -6,6 +6,7 @@ import (
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Settings are the target flags of every command that reaches a bucket,
@@ -33,7 +34,7 @@ type LabDefaults struct {
 
 // Config checks the settings for raw (a URL, "lab[:PROFILE]" or "" for
 // the lab) into a target configuration; changed says which flags the user
-// gave (a lab default yields to them). Every error is a UsageError. The
+// gave (a lab default yields to them). Every error is a usage.Error. The
 // lab's settings are ignored on a real target: the command line refuses
 // the lab's flags there, from the marks it sets where it registers them.
 func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) bool, runID string) (Config, error) {
@@ -42,11 +43,11 @@ func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) 
 		PartConcurrency: s.PartConcurrency, Client: s.Client, RunID: runID}
 	var err error
 	if cfg.Upload, err = storage.ParseUploadStyle(s.Upload); err != nil {
-		return cfg, usagef("--upload: %w", err)
+		return cfg, usage.Errorf("--upload: %w", err)
 	}
 	if s.PartSize != "" {
 		if cfg.PartSize, err = units.ParseSize(s.PartSize); err != nil || cfg.PartSize == 0 {
-			return cfg, usagef("--part-size %q: use a size such as 8MiB", s.PartSize)
+			return cfg, usage.Errorf("--part-size %q: use a size such as 8MiB", s.PartSize)
 		}
 	}
 	if !IsLab(raw) { // the command line refuses the lab's flags here
@@ -65,7 +66,7 @@ func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) 
 		ls.TLS = true
 	}
 	if cfg.Lab, err = ls.Config(nil, profile); err != nil {
-		return cfg, UsageError{err}
+		return cfg, usage.Wrap(err)
 	}
 	cfg.Lab.OwnClient = true
 	if up := cfg.Lab.Upstream; up != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func TestSettingsConfig(t *testing.T) {
@@ -71,7 +72,7 @@ func TestSettingsConfig(t *testing.T) {
 			changed := func(n string) bool { return strings.Contains(","+strings.Join(c.changed, ",")+",", ","+n+",") }
 			cfg, err := s.Config(c.raw, c.def, changed, "id")
 			if c.err != "" {
-				var ue UsageError
+				var ue usage.Error
 				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ue) {
 					t.Fatalf("error %v, want a usage error naming %q", err, c.err)
 				}
