@@ -16,12 +16,6 @@ import (
 	"github.com/objbench/objbench/internal/threshold"
 )
 
-// Exit statuses of explain beyond the program's own (see explain.Failed).
-const (
-	ExitNothingExplained = explain.ExitNothingExplained
-	ExitTimeout          = explain.ExitTimeout
-)
-
 type explainFlags struct {
 	lab     labFlags
 	save    saveFlags
@@ -74,7 +68,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	}
 	d, err := explain.Execute(ctx, explain.Command{Lab: labCfg, APIs: f.apis, Argv: argv, Timeout: f.timeout,
 		ProgramOutput: f.output, Prices: f.prices, Labels: labels, Stdin: os.Stdin, Stderr: stderr})
-	if msg, status, ok := explain.Failed(err); ok {
+	if msg, status, ok := explainFailed(err); ok {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 		return exitStatus{status}
 	} else if d == nil {
@@ -87,7 +81,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
 		return serr
 	}
-	msg, status, err := explain.Ended(d, argv, runErr)
+	msg, status, err := explainEnded(d, argv, runErr)
 	if msg != "" {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 	}
