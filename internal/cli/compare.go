@@ -12,6 +12,7 @@ import (
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/threshold"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
@@ -24,7 +25,7 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 		Example: examples("compare"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
-				return usagef("compare takes at least two RUNs, got %d", len(args))
+				return usage.Errorf("compare takes at least two RUNs, got %d", len(args))
 			}
 			return nil
 		},

@@ -18,6 +18,7 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -63,10 +64,10 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.RunSettings.Options()
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	if err := f.open.Apply(&opts, f.Sizes, units.FormatSizes(load.Defaults().Sizes)); err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	labels, err := f.saveFlags.check()
 	if err != nil {
@@ -78,7 +79,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	strategy, err := nettrace.ParseStrategy(f.conn)
 	if err != nil {
-		return usagef("--conn: %w", err)
+		return usage.Errorf("--conn: %w", err)
 	}
 	spec, runID, err := f.shards.spec()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
@@ -23,7 +24,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := results.NewFilter(target, command, since, until, labels, limit)
 			if err != nil {
-				return usageError{err}
+				return usage.Wrap(err)
 			}
 			results.ListingGC()
 			var runs []results.Listed

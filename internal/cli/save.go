@@ -15,6 +15,7 @@ import (
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // globals are the flags every command shares.
@@ -52,16 +53,16 @@ func (sf *saveFlags) register(fl *pflag.FlagSet) {
 // check validates the flags before any work starts.
 func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.keep < 0 {
-		return nil, usagef("--keep-samples must not be negative")
+		return nil, usage.Errorf("--keep-samples must not be negative")
 	}
 	if sf.noSave {
 		sf.keep = 0 // nothing is stored: no sample is kept
 	}
 	if err := report.CheckPath(sf.report); err != nil {
-		return nil, usageError{err}
+		return nil, usage.Wrap(err)
 	}
 	l, err := results.ParseLabels(sf.labels)
-	return l, asUsage(err)
+	return l, usage.Wrap(err)
 }
 
 // outFlags say where a measuring command's result goes: JSON or text, to
@@ -74,7 +75,8 @@ type outFlags struct {
 }
 
 // register adds --json (its usage says what is printed), -o and, unless
-// quietUsage is "", -q.
+// quietUsage is "", -q: every command that prints progress registers its
+// output flags here, so that each takes the same three.
 func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 	fl.BoolVar(&o.jsonOut, "json", false, jsonUsage)
 	fl.StringVarP(&o.output, "output", "o", "", "write the output to FILE instead of standard output")
@@ -85,6 +87,17 @@ func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 
 // statusOn says whether progress is drawn: on a terminal, unless --quiet.
 func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && report.IsTerminal(stdout) }
+
+// write writes the command's output (text) to -o FILE or stdout.
+func (o *outFlags) write(stdout io.Writer, text func(io.Writer) error) error {
+	return report.WriteOutput(o.output, stdout, text)
+}
+
+// statusOnStderr says whether progress is drawn for a command that judges
+// the terminal by stderr (probe, lab check): on one, unless --quiet.
+func (o *outFlags) statusOnStderr(stderr io.Writer) bool {
+	return !o.quiet && report.IsTerminal(stderr)
+}
 
 // status is the command's progress line (see statusOn), on stderr.
 func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {

@@ -10,6 +10,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/startup"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 type startupFlags struct {
@@ -56,7 +57,7 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	}
 	o, err := f.Options()
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	status := f.out.status(stdout, stderr)
 	o.Progress = func(s string, done, total int) { status.Printf("%-12s %d/%d runs", s, done, total) }

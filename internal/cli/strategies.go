@@ -15,6 +15,7 @@ import (
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 type strategiesFlags struct {
@@ -71,7 +72,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	}
 	sizes, skipDownloads, err := load.CheckStrategies(f.objects, f.parallel, f.sizes, f.ops)
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	keys, err := load.ReadKeys(f.keysFrom)
 	if err != nil {

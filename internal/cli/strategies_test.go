@@ -223,22 +223,3 @@ func TestIdleTimeoutOnLab(t *testing.T) {
 		}
 	}
 }
-
-func TestStrategiesBadInput(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"strategies", "--objects", "0"}, "positive"},
-		{[]string{"strategies", "--size", "huge"}, "bad size"},
-		{[]string{"strategies", "--ops", "list"}, "--ops"},
-		{[]string{"strategies", "--keys-from", "/nonexistent/keys.txt"}, "keys-from"},
-		{[]string{"idle-timeout", "--min", "5s", "--max", "1s"}, "min < max"},
-	} {
-		code, _, errOut := runCLI(t, context.Background(), tc.args...)
-		if code == 0 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d %q, want %q", tc.args, code, errOut, tc.want)
-		}
-	}
-}

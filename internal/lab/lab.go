@@ -291,9 +291,9 @@ func checkLink(l Link) error {
 		return fmt.Errorf("lab link: round-trip time, jitter and bandwidth must not be negative")
 	case l.Loss < 0 || l.Loss > 1 || l.Loss != l.Loss:
 		return fmt.Errorf("lab link: loss %g%% outside 0-100%%", l.Loss*100)
-	case l.RTT > 10*time.Second:
-		return fmt.Errorf("lab link: round-trip time %s is absurd (at most 10s)", l.RTT)
-	case l.Jitter > l.RTT && l.RTT > 0 || l.Jitter > 10*time.Second:
+	case l.RTT > MaxRTT:
+		return fmt.Errorf("lab link: round-trip time %s is absurd (at most %s)", l.RTT, MaxRTT)
+	case l.Jitter > l.RTT && l.RTT > 0 || l.Jitter > MaxRTT:
 		return fmt.Errorf("lab link: jitter %s larger than the round trip %s", l.Jitter, l.RTT)
 	}
 	return nil

@@ -40,8 +40,8 @@ const defaultMTU = 1500
 
 func checkNetwork(cfg Config) error {
 	switch {
-	case cfg.MTU != 0 && (cfg.MTU < 576 || cfg.MTU > 65535):
-		return fmt.Errorf("lab network: MTU %d: use 576 (the IPv4 minimum) to 65535", cfg.MTU)
+	case cfg.MTU != 0 && netem.CheckMTU(cfg.MTU) != nil:
+		return fmt.Errorf("lab network: MTU %w", netem.CheckMTU(cfg.MTU))
 	case cfg.Queue < 0:
 		return fmt.Errorf("lab network: queue must be positive")
 	case cfg.RecvBuffer < 0 || cfg.SendBuffer < 0 || cfg.RecvBuffer > 1<<30 || cfg.SendBuffer > 1<<30:

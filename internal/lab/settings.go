@@ -8,10 +8,17 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/server"
 	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
+
+// MaxRTT bounds the emulated round trip and its jitter: a longer one is a
+// mistake. The settings (Settings.Config) and the link a lab starts with
+// (Start) check against this one bound.
+const MaxRTT = 10 * time.Second
 
 // Settings are the lab's knobs as a user writes them (the command line's
 // flags): raw sizes, rates and fault lists, validated into a Config by
@@ -84,8 +91,8 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 			return cfg, fmt.Errorf("--upstream: %w", err)
 		}
 	}
-	if lf.MTU < 576 || lf.MTU > 65535 {
-		return cfg, fmt.Errorf("--mtu %d: use 576 (the IPv4 minimum) to 65535", lf.MTU)
+	if err := netem.CheckMTU(lf.MTU); err != nil {
+		return cfg, usage.Fieldf("MTU", "--mtu %w", err)
 	}
 	if lf.DNSTime < 0 || lf.DNSTime > 10*time.Second {
 		return cfg, fmt.Errorf("--dns-time %s: use a lookup time from 0 to 10s", lf.DNSTime)
@@ -127,15 +134,15 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, fmt.Errorf("--tls-version %q: use 1.2 or 1.3", lf.TLSVersion)
 	}
 	if lf.RTT != -1 {
-		if lf.RTT < 0 || lf.RTT > 10*time.Second {
-			return cfg, fmt.Errorf("--rtt %s: use a round trip from 0 to 10s", lf.RTT)
+		if lf.RTT < 0 || lf.RTT > MaxRTT {
+			return cfg, usage.Fieldf("RTT", "--rtt %s: use a round trip from 0 to %s", lf.RTT, MaxRTT)
 		}
 		rtt := lf.RTT
 		cfg.RTT = &rtt
 	}
 	if lf.Jitter != -1 {
-		if lf.Jitter < 0 || lf.Jitter > 10*time.Second {
-			return cfg, fmt.Errorf("--jitter %s: use a jitter from 0 to 10s", lf.Jitter)
+		if lf.Jitter < 0 || lf.Jitter > MaxRTT {
+			return cfg, usage.Fieldf("Jitter", "--jitter %s: use a jitter from 0 to %s", lf.Jitter, MaxRTT)
 		}
 		jitter := lf.Jitter
 		cfg.Jitter = &jitter

@@ -134,13 +134,29 @@ func (m *LateMeter) Share() float64 {
 	return float64(up.Late+down.Late-m.up.Late-m.down.Late) / float64(n)
 }
 
+// MinMTU and MaxMTU bound the wire's MTU: IPv4's minimum and IP's
+// largest. The lab checks its settings against CheckMTU, the one rule.
+const (
+	MinMTU = 576
+	MaxMTU = 65535
+)
+
+// CheckMTU refuses an MTU outside MinMTU to MaxMTU; the error gives the
+// value and the range, for the caller to prefix with its name for it.
+func CheckMTU(mtu int) error {
+	if mtu < MinMTU || mtu > MaxMTU {
+		return fmt.Errorf("%d: use %d (the IPv4 minimum) to %d", mtu, MinMTU, MaxMTU)
+	}
+	return nil
+}
+
 // New starts a network. Close stops it.
 func New(cfg Config) (*Network, error) {
 	if cfg.MTU == 0 {
 		cfg.MTU = 1500
 	}
-	if cfg.MTU < 576 || cfg.MTU > 65535 {
-		return nil, fmt.Errorf("netem: MTU %d: use 576 to 65535", cfg.MTU)
+	if err := CheckMTU(cfg.MTU); err != nil {
+		return nil, fmt.Errorf("netem: MTU %w", err)
 	}
 	for _, p := range []Path{cfg.Up, cfg.Down} {
 		if p.Delay < 0 || p.Jitter < 0 || p.Rate < 0 || p.Queue < 0 || p.Loss < 0 || p.Loss > 1 {
