@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/units"
 )
 
 // phaseOrder is the phase model's order (DESIGN.md).
-var phaseOrder = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var phaseOrder = nettrace.PhaseNames()
 
 // stepName names a step in a sentence: "get 1KiB", "put 32MiB c=5".
 func stepName(r document.Result) string {

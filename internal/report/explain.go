@@ -77,7 +77,7 @@ func WriteExplain(w io.Writer, d *document.ExplainDocument, whatIf bool) error {
 		e.Connections, fixed(e.ConnectionsPerObject, 2), e.MaxOpenConns, e.TLSHandshakes, e.MaxInFlight)
 	if e.RTTms > 0 {
 		var parts []string
-		for _, p := range rttPhases {
+		for _, p := range phaseNames {
 			if v := e.RoundTripsByPhase[p]; v >= 0.005 {
 				parts = append(parts, p+" "+fixed(v, 2))
 			}

@@ -13,8 +13,6 @@ import (
 // WriteStrategiesJSON writes d, every float finite.
 func WriteStrategiesJSON(w io.Writer, d *document.StrategiesDocument) error { return writeDoc(w, d) }
 
-var rttPhases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
-
 // WriteStrategiesText writes the strategies table, one block per op, the
 // summary sentences and the first-versus-later table.
 func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
@@ -61,7 +59,7 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 		}
 		fmt.Fprintln(ew)
 		heads := []string{"strategy", "wall s", "obj/s", "p50 ms", "p99 ms", "conns", "tls hs", "req/obj"}
-		heads = append(heads, rttPhases...)
+		heads = append(heads, phaseNames...)
 		heads = append(heads, "speed-up")
 		if d.Cost != nil {
 			heads = append(heads, "$/1M obj")
@@ -74,7 +72,7 @@ func WriteStrategiesText(w io.Writer, d *document.StrategiesDocument) error {
 			}
 			row := []string{r.Strategy, fixed(r.WallS, 2), num(r.ObjectsPerS), num(r.P50ms), num(r.P99ms),
 				strconv.FormatInt(r.Connections, 10), strconv.FormatInt(r.TLSHandshakes, 10), num(r.RequestsPerObject)}
-			for _, p := range rttPhases {
+			for _, p := range phaseNames {
 				row = append(row, fixed(r.RTTs[p], 1))
 			}
 			row = append(row, fixed(r.Speedup, 1)+"x")

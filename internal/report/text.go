@@ -10,11 +10,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/units"
 )
 
 // phaseNames are the phases of the JSON contract, in order.
-var phaseNames = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var phaseNames = nettrace.PhaseNames()
 
 // FormatSize prints a byte count in binary units: 0B, 1KiB, 32MiB, 1500B.
 func FormatSize(n int64) string { return units.FormatSize(n) }
