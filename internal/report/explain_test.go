@@ -87,7 +87,7 @@ func TestWriteExplainHTMLGolden(t *testing.T) {
 	d := explainFixture()
 	var buf bytes.Buffer
 	in := HTMLInput{Title: "objbench report", Generated: "2026-11-23T12:00:00Z",
-		Runs: []HTMLRun{{ID: d.RunID, Label: "explain python3", Explain: d}}}
+		Runs: []HTMLRun{{ID: d.RunID, Label: "explain python3", Doc: d}}}
 	if err := WriteHTML(&buf, in); err != nil {
 		t.Fatal(err)
 	}

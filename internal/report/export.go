@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/results"
 )
 
@@ -21,10 +22,11 @@ func WriteExport(w io.Writer, sr *analysis.Run, format string, each func(fn func
 		_, err := fmt.Fprintf(w, "%s\n", sr.Meta.Document)
 		return err
 	case "csv":
-		if sr.Doc == nil {
+		d, ok := sr.Doc.(*document.Document)
+		if !ok {
 			return fmt.Errorf("run %s is a %s run: csv exports run results; use --format json", sr.Meta.ID, sr.Meta.Command)
 		}
-		return WriteCSV(w, sr.Doc)
+		return WriteCSV(w, d)
 	case "series", "hdrlog":
 		return WriteSeries(w, sr, format)
 	case "samples":

@@ -13,19 +13,19 @@ import (
 func runFindings(r HTMLRun) ([]document.Finding, []string) {
 	var c *document.Cost
 	var fs []document.Finding
-	switch {
-	case r.Doc != nil:
-		if r.Doc.Findings == nil && r.Doc.Cost == nil {
-			analysis.Annotate(r.Doc, analysis.DefaultPrices())
+	switch d := r.Doc.(type) {
+	case *document.Document:
+		if d.Findings == nil && d.Cost == nil {
+			analysis.Annotate(d, analysis.DefaultPrices())
 		}
-		fs, c = r.Doc.Findings, r.Doc.Cost
-	case r.Strategies != nil:
-		if r.Strategies.Findings == nil && r.Strategies.Cost == nil {
-			analysis.AnnotateStrategies(r.Strategies, analysis.DefaultPrices())
+		fs, c = d.Findings, d.Cost
+	case *document.StrategiesDocument:
+		if d.Findings == nil && d.Cost == nil {
+			analysis.AnnotateStrategies(d, analysis.DefaultPrices())
 		}
-		fs, c = r.Strategies.Findings, r.Strategies.Cost
-	case r.Explain != nil:
-		fs, c = r.Explain.Explain.Findings, r.Explain.Explain.Cost
+		fs, c = d.Findings, d.Cost
+	case *document.ExplainDocument:
+		fs, c = d.Explain.Findings, d.Explain.Cost
 	}
 	var buf bytes.Buffer
 	WriteCost(&buf, c)

@@ -106,12 +106,12 @@ func buildView(in HTMLInput) view {
 	if v.Title == "" {
 		v.Title = "objbench report"
 	}
-	for i, r := range in.Runs {
+	for _, r := range in.Runs {
 		v.Runs = append(v.Runs, runSummary(r))
 		rv := v.Runs[len(v.Runs)-1]
 		v.HasFindings = v.HasFindings || len(rv.Findings) > 0 || len(rv.Cost) > 0
-		if r.Strategies != nil {
-			v.Strat = append(v.Strat, strategiesView(r, i))
+		if d, ok := r.Doc.(*document.StrategiesDocument); ok {
+			v.Strat = append(v.Strat, strategiesView(r.Label, d))
 		}
 	}
 	v.Latency = latencyFigures(in.Runs)
@@ -129,10 +129,10 @@ func runSummary(r HTMLRun) runView {
 	rv := runView{ID: r.ID, Label: r.Label}
 	var started string
 	var dur float64
-	switch {
-	case r.Doc != nil:
-		rv.Command, rv.Target, started, dur, rv.Interrupted = "run", r.Doc.Target.URL, r.Doc.StartedAt, r.Doc.DurationS, r.Doc.Interrupted
-		for _, s := range r.Doc.Results {
+	switch d := r.Doc.(type) {
+	case *document.Document:
+		rv.Command, rv.Target, started, dur, rv.Interrupted = "run", d.Target.URL, d.StartedAt, d.DurationS, d.Interrupted
+		for _, s := range d.Results {
 			rv.Steps = append(rv.Steps, stepRow{Cells: []string{
 				s.Workload, s.Op, FormatSize(s.SizeBytes), strconv.Itoa(s.Concurrency), s.Strategy,
 				strconv.FormatInt(s.Count, 10), strconv.FormatInt(s.Errors, 10),
@@ -141,12 +141,12 @@ func runSummary(r HTMLRun) runView {
 				positive(s.ClientCPUusPerOp),
 			}})
 		}
-	case r.Strategies != nil:
-		rv.Command, rv.Target, started, dur, rv.Interrupted = "strategies", r.Strategies.Target.URL, r.Strategies.StartedAt, r.Strategies.DurationS, r.Strategies.Interrupted
-	case r.Startup != nil:
-		rv.Command, rv.Target, started, dur, rv.Interrupted = "startup", r.Startup.Runtime+" "+r.Startup.RuntimeVersion, r.Startup.StartedAt, r.Startup.DurationS, r.Startup.Interrupted
-	case r.Explain != nil:
-		rv.Command, rv.Target, started, dur, rv.Interrupted = "explain", strings.Join(r.Explain.Explain.Program, " "), r.Explain.StartedAt, r.Explain.DurationS, r.Explain.Interrupted
+	case *document.StrategiesDocument:
+		rv.Command, rv.Target, started, dur, rv.Interrupted = "strategies", d.Target.URL, d.StartedAt, d.DurationS, d.Interrupted
+	case *document.StartupDocument:
+		rv.Command, rv.Target, started, dur, rv.Interrupted = "startup", d.Runtime+" "+d.RuntimeVersion, d.StartedAt, d.DurationS, d.Interrupted
+	case *document.ExplainDocument:
+		rv.Command, rv.Target, started, dur, rv.Interrupted = "explain", strings.Join(d.Explain.Program, " "), d.StartedAt, d.DurationS, d.Interrupted
 	}
 	rv.Findings, rv.Cost = runFindings(r)
 	rv.Started, rv.Duration = started, num(document.Finite(dur))+" s"
@@ -185,7 +185,7 @@ func latencyStep(d *document.Document) (int, bool) {
 
 // quantiles returns (level, ms) points of a step's TTFB or total latency:
 // from the stored histograms when present, else the document's percentiles.
-func quantiles(r HTMLRun, step int, ttfb bool) [][2]float64 {
+func quantiles(r HTMLRun, doc *document.Document, step int, ttfb bool) [][2]float64 {
 	if q, found := r.Quantiles[step]; found {
 		vals := q.TotalMs
 		if ttfb {
@@ -199,9 +199,9 @@ func quantiles(r HTMLRun, step int, ttfb bool) [][2]float64 {
 			return pts
 		}
 	}
-	d := r.Doc.Results[step].TotalMs
+	d := doc.Results[step].TotalMs
 	if ttfb {
-		d = r.Doc.Results[step].TTFBms
+		d = doc.Results[step].TTFBms
 	}
 	return [][2]float64{{0, d.Min}, {0.5, d.P50}, {0.9, d.P90}, {0.99, d.P99}, {0.999, d.P999}, {1, d.Max}}
 }
@@ -215,23 +215,24 @@ func latencyFigures(runs []HTMLRun) []figure {
 	ttfb := chart{title: "Time to first byte, GET", x: quantileAxis(), y: axis{label: "TTFB (ms, log)", log: true}}
 	tput := chart{title: "Single-stream throughput, GET", x: quantileAxis(), y: axis{label: "MB/s (log)", log: true}}
 	for i, r := range runs {
-		if r.Doc == nil {
+		doc, ok := r.Doc.(*document.Document)
+		if !ok {
 			continue
 		}
-		if s, found := latencyStep(r.Doc); found {
-			ttfb.series = append(ttfb.series, series{name: r.Label + " · " + FormatSize(r.Doc.Results[s].SizeBytes), points: quantiles(r, s, true), marks: true, color: i})
+		if s, found := latencyStep(doc); found {
+			ttfb.series = append(ttfb.series, series{name: r.Label + " · " + FormatSize(doc.Results[s].SizeBytes), points: quantiles(r, doc, s, true), marks: true, color: i})
 		}
 		// The largest single-stream download: MB/s at quantile p is the
 		// size over the total latency at quantile 1-p.
 		big := -1
-		for j, s := range r.Doc.Results {
-			if s.Workload == "throughput" && s.Op == "get" && s.Count > 0 && (big < 0 || s.SizeBytes > r.Doc.Results[big].SizeBytes) {
+		for j, s := range doc.Results {
+			if s.Workload == "throughput" && s.Op == "get" && s.Count > 0 && (big < 0 || s.SizeBytes > doc.Results[big].SizeBytes) {
 				big = j
 			}
 		}
 		if big >= 0 {
-			size := float64(r.Doc.Results[big].SizeBytes)
-			lat := quantiles(r, big, false)
+			size := float64(doc.Results[big].SizeBytes)
+			lat := quantiles(r, doc, big, false)
 			pts := make([][2]float64, len(lat))
 			for k, p := range lat {
 				pts[len(lat)-1-k] = [2]float64{1 - p[0], size / 1e3 / p[1]} // bytes/ms/1e3 = MB/s
@@ -252,14 +253,15 @@ func latencyFigures(runs []HTMLRun) []figure {
 func phaseFigures(runs []HTMLRun) []figure {
 	var rows []barRow
 	for _, r := range runs {
-		if r.Doc == nil {
+		doc, ok := r.Doc.(*document.Document)
+		if !ok {
 			continue
 		}
-		s, found := latencyStep(r.Doc)
+		s, found := latencyStep(doc)
 		if !found {
 			continue
 		}
-		res := r.Doc.Results[s]
+		res := doc.Results[s]
 		for _, g := range []struct {
 			name string
 			grp  document.Group
@@ -291,11 +293,12 @@ func sizeFigures(runs []HTMLRun, xs []document.Crossover) ([]figure, []string) {
 	for _, op := range []string{"get", "put"} {
 		c := chart{title: "Object size vs single-stream throughput, " + op, x: sizeAxis(), y: axis{label: "MB/s at p50 (log)", log: true}}
 		for i, r := range runs {
-			if r.Doc == nil {
+			doc, ok := r.Doc.(*document.Document)
+			if !ok {
 				continue
 			}
 			var pts [][2]float64
-			for _, s := range r.Doc.Results {
+			for _, s := range doc.Results {
 				if s.Workload == "throughput" && s.Op == op && s.Count > 0 && s.SizeBytes > 0 {
 					pts = append(pts, [2]float64{float64(s.SizeBytes), s.MBps.P50})
 				}
@@ -363,13 +366,14 @@ func concurrencyFigures(runs []HTMLRun) []figure {
 	c := chart{title: "Aggregate throughput vs concurrency", x: axis{label: "concurrent workers"}, y: axis{label: "aggregate MB/s"}}
 	k := 0
 	for i, r := range runs {
-		if r.Doc == nil {
+		doc, ok := r.Doc.(*document.Document)
+		if !ok {
 			continue
 		}
 		for _, op := range []string{"put", "get"} {
 			var pts [][2]float64
 			size := int64(0)
-			for _, s := range r.Doc.Results {
+			for _, s := range doc.Results {
 				if s.Workload == "concurrency" && s.Op == op && s.Count > 0 {
 					pts = append(pts, [2]float64{float64(s.Concurrency), s.AggregateMBps})
 					size = s.SizeBytes
@@ -387,9 +391,8 @@ func concurrencyFigures(runs []HTMLRun) []figure {
 	return []figure{{"All bytes moved by all workers over the step's wall time, by the number of concurrent workers (dashed: uploads).", c.svg()}}
 }
 
-func strategiesView(r HTMLRun, _ int) stratView {
-	d := r.Strategies
-	sv := stratView{Label: r.Label, Summary: d.Summary}
+func strategiesView(label string, d *document.StrategiesDocument) stratView {
+	sv := stratView{Label: label, Summary: d.Summary}
 	var ops []string
 	var rows []barRow
 	for _, s := range d.Strategies {
@@ -414,10 +417,11 @@ func strategiesView(r HTMLRun, _ int) stratView {
 func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 	var scenarios []string
 	for _, r := range runs {
-		if r.Startup == nil {
+		d, ok := r.Doc.(*document.StartupDocument)
+		if !ok {
 			continue
 		}
-		for _, s := range r.Startup.Scenarios {
+		for _, s := range d.Scenarios {
 			if !slices.Contains(scenarios, s.Scenario) {
 				scenarios = append(scenarios, s.Scenario)
 			}
@@ -436,10 +440,11 @@ func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 		var envs []env
 		var all []float64
 		for i, r := range runs {
-			if r.Startup == nil {
+			d, ok := r.Doc.(*document.StartupDocument)
+			if !ok {
 				continue
 			}
-			for _, s := range r.Startup.Scenarios {
+			for _, s := range d.Scenarios {
 				if s.Scenario == sc {
 					v := document.TrimTop(s.WallSamplesMs)
 					envs = append(envs, env{r.Label, i, v, s})

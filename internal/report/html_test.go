@@ -54,9 +54,9 @@ func htmlFixture() HTMLInput {
 			{ID: a.RunID, Label: "lab s3:cross-region", Doc: a, Meta: map[string]string{"command": "run", "host": "test"},
 				Quantiles: map[int]StepQuantiles{0: {TTFBms: []float64{70, 71, 72, 74, 76, 78, 80, 82, 85, 88, 92, 100, 110, 140, 160, 170}, TotalMs: []float64{140, 142, 144, 148, 152, 156, 160, 164, 170, 176, 184, 200, 220, 280, 320, 340}}}},
 			{ID: b.RunID, Label: `env=<b>gcs</b>`, Doc: b, Meta: map[string]string{"target": b.Target.URL}},
-			{ID: st.RunID, Label: "strategies gcs", Strategies: st},
-			{ID: s1.RunID, Label: "env=local-docker", Startup: s1},
-			{ID: s2.RunID, Label: "env=lambda", Startup: s2},
+			{ID: st.RunID, Label: "strategies gcs", Doc: st},
+			{ID: s1.RunID, Label: "env=local-docker", Doc: s1},
+			{ID: s2.RunID, Label: "env=lambda", Doc: s2},
 		},
 		Crossovers: []document.Crossover{{Op: "get", A: "lab s3:cross-region", B: `env=<b>gcs</b>`, ARunID: a.RunID, BRunID: b.RunID,
 			FitA:      document.Fit{TTFBms: 80, MBps: 40, Points: [][2]float64{{16 << 10, 80.4}, {32 << 20, 918}}},
@@ -130,7 +130,7 @@ func TestWriteHTMLEmpty(t *testing.T) {
 	}{
 		{"no runs", HTMLInput{}},
 		{"run without steps", HTMLInput{Runs: []HTMLRun{{ID: "x", Label: "x", Doc: &document.Document{}}}}},
-		{"startup without samples", HTMLInput{Runs: []HTMLRun{{ID: "y", Label: "y", Startup: &document.StartupDocument{Scenarios: []document.StartupScenario{{Scenario: "cpu"}}}}}}},
+		{"startup without samples", HTMLInput{Runs: []HTMLRun{{ID: "y", Label: "y", Doc: &document.StartupDocument{Scenarios: []document.StartupScenario{{Scenario: "cpu"}}}}}}},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer

@@ -15,18 +15,14 @@ type HTMLInput struct {
 	Crossovers []document.Crossover
 }
 
-// HTMLRun is one saved run: a `run` document and/or a `strategies` document.
+// HTMLRun is one saved run and its document.
 type HTMLRun struct {
 	ID    string
 	Label string // short legend name, e.g. "s3 lab:cross-region" or a --label value
-	// Doc is the objbench/v1 document of `objbench run` (nil for other commands).
-	Doc *document.Document
-	// Strategies is the document of `objbench strategies` (nil otherwise).
-	Strategies *document.StrategiesDocument
-	// Startup is the document of `objbench startup` (nil otherwise).
-	Startup *document.StartupDocument
-	// Explain is the document of `objbench explain` (nil otherwise).
-	Explain *document.ExplainDocument
+	// Doc is the run's document: *document.Document (run, probe, merge),
+	// *document.StrategiesDocument, *document.StartupDocument or
+	// *document.ExplainDocument; each figure draws the kinds it knows.
+	Doc document.Doc
 	// Meta is the run metadata shown in the page (command, host, versions, options, labels).
 	Meta map[string]string
 	// Quantiles are read from the stored histograms, by index in

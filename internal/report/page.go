@@ -38,7 +38,7 @@ func PageInput(srs []*analysis.Run, title string) HTMLInput {
 // its steps' quantiles read from the stored histograms.
 func pageRun(sr *analysis.Run) HTMLRun {
 	r := sr.Meta
-	hr := HTMLRun{ID: r.ID, Label: analysis.Label(sr), Doc: sr.Doc, Strategies: sr.Strategies, Startup: sr.Startup, Explain: sr.Explain}
+	hr := HTMLRun{ID: r.ID, Label: analysis.Label(sr), Doc: sr.Doc}
 	meta := map[string]string{
 		"command": r.Command, "started": r.StartedAt.UTC().Format(time.RFC3339),
 		"duration": strconv.FormatFloat(r.DurationS, 'f', 1, 64) + " s", "host": r.Host,
@@ -58,19 +58,21 @@ func pageRun(sr *analysis.Run) HTMLRun {
 	var opts map[string]string
 	var client document.ClientInfo
 	var lab *document.LabInfo
-	switch {
-	case sr.Doc != nil:
-		opts, client, lab = sr.Doc.Options, sr.Doc.Client, sr.Doc.Lab
-		if sr.Doc.Target.Region != "" {
-			meta["region"] = sr.Doc.Target.Region
+	var results []document.Result
+	switch d := sr.Doc.(type) {
+	case *document.Document:
+		opts, client, lab = d.Options, d.Client, d.Lab
+		if d.Target.Region != "" {
+			meta["region"] = d.Target.Region
 		}
-	case sr.Strategies != nil:
-		opts, client, lab = sr.Strategies.Options, sr.Strategies.Client, sr.Strategies.Lab
-	case sr.Startup != nil:
-		opts, client = sr.Startup.Options, sr.Startup.Client
-		meta["runtime"] = sr.Startup.Runtime + " " + sr.Startup.RuntimeVersion
-		if sr.Startup.EnvLabel != "" {
-			meta["environment"] = sr.Startup.EnvLabel
+		results = d.Results
+	case *document.StrategiesDocument:
+		opts, client, lab = d.Options, d.Client, d.Lab
+	case *document.StartupDocument:
+		opts, client = d.Options, d.Client
+		meta["runtime"] = d.Runtime + " " + d.RuntimeVersion
+		if d.EnvLabel != "" {
+			meta["environment"] = d.EnvLabel
 		}
 	}
 	maps.Copy(meta, prefixed("option ", opts))
@@ -82,14 +84,14 @@ func pageRun(sr *analysis.Run) HTMLRun {
 			lab.API, lab.Profile, lab.RTTms, lab.JitterMs, orNone(lab.Bandwidth), lab.TLS)
 	}
 	hr.Meta = meta
-	if sr.Doc != nil {
+	if _, ok := sr.Doc.(*document.Document); ok {
 		hr.Quantiles = map[int]StepQuantiles{}
 		for _, s := range sr.Steps {
 			q, ok := stepQuantiles(s)
-			if ok && s.Index < len(sr.Doc.Results) {
+			if ok && s.Index < len(results) {
 				hr.Quantiles[s.Index] = q
 			}
-			if b := s.Histograms[document.ShardRatesMetric]; len(b) > 0 && s.Index < len(sr.Doc.Results) {
+			if b := s.Histograms[document.ShardRatesMetric]; len(b) > 0 && s.Index < len(results) {
 				var rates []document.ShardRate
 				if json.Unmarshal(b, &rates) == nil {
 					if hr.ShardRates == nil {
@@ -98,7 +100,7 @@ func pageRun(sr *analysis.Run) HTMLRun {
 					hr.ShardRates[s.Index] = rates
 				}
 			}
-			if b := s.Histograms[stats.SeriesMetric]; len(b) > 0 && s.Index < len(sr.Doc.Results) {
+			if b := s.Histograms[stats.SeriesMetric]; len(b) > 0 && s.Index < len(results) {
 				if iv, err := stats.DecodeSeries(b); err == nil {
 					if hr.Series == nil {
 						hr.Series = map[int][]stats.Interval{}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/results"
 )
@@ -30,8 +31,8 @@ func WriteSamplesCSV(w io.Writer, sr *analysis.Run, each func(fn func(results.Sa
 	}
 	f := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) }
 	region := ""
-	if sr.Doc != nil {
-		region = sr.Doc.Target.Region
+	if d, ok := sr.Doc.(*document.Document); ok {
+		region = d.Target.Region
 	}
 	labels := analysis.FormatLabels(sr.Meta.Labels)
 	err := each(func(row results.SampleRow) error {

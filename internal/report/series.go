@@ -102,12 +102,13 @@ func WriteHdrLog(w io.Writer, startUnix float64, steps []SeriesStep) error {
 func overTimeFigures(runs []HTMLRun) []figure {
 	var out []figure
 	for ri, r := range runs {
-		if r.Doc == nil || len(r.Series) == 0 {
+		doc, ok := r.Doc.(*document.Document)
+		if !ok || len(r.Series) == 0 {
 			continue
 		}
 		var idx []int
-		for i := range r.Doc.Results {
-			res := r.Doc.Results[i]
+		for i := range doc.Results {
+			res := doc.Results[i]
 			if s := r.Series[i]; len(s) > 0 && (res.Workload == "mixed" || res.OpenLoop != nil || len(s) >= 10) {
 				idx = append(idx, i)
 			}
@@ -116,7 +117,7 @@ func overTimeFigures(runs []HTMLRun) []figure {
 			continue
 		}
 		label := func(i int) string {
-			res := r.Doc.Results[i]
+			res := doc.Results[i]
 			if res.Workload == "mixed" {
 				return res.Op
 			}
@@ -145,7 +146,7 @@ func overTimeFigures(runs []HTMLRun) []figure {
 			lat.series = append(lat.series, series{name: label(i) + " p50", points: p50, color: c},
 				series{name: label(i) + " p99", points: p99, color: c, dashed: true})
 			errs.series = append(errs.series, series{name: label(i), points: e, color: c})
-			if k == 0 || r.Doc.Results[i].Workload != "mixed" { // a mix's ops share one in-flight count
+			if k == 0 || doc.Results[i].Workload != "mixed" { // a mix's ops share one in-flight count
 				infl.series = append(infl.series, series{name: label(i), points: f, color: c})
 			}
 		}
@@ -191,20 +192,21 @@ func shardFigures(r HTMLRun, idx []int, label func(int) string) []figure {
 // series) or an HdrHistogram interval log (hdrlog); a document other than
 // a run's has none.
 func WriteSeries(w io.Writer, sr *analysis.Run, format string) error {
-	if sr.Doc == nil {
+	d, ok := sr.Doc.(*document.Document)
+	if !ok {
 		return fmt.Errorf("run %s is a %s run: %s exports run results over time; use --format json", sr.Meta.ID, sr.Meta.Command, format)
 	}
 	var steps []SeriesStep
 	for _, s := range sr.Steps {
 		b := s.Histograms[stats.SeriesMetric]
-		if len(b) == 0 || s.Index >= len(sr.Doc.Results) {
+		if len(b) == 0 || s.Index >= len(d.Results) {
 			continue
 		}
 		ivs, err := stats.DecodeSeries(b)
 		if err != nil {
 			return fmt.Errorf("step %d: %w", s.Index, err)
 		}
-		steps = append(steps, SeriesStep{Index: s.Index, Result: sr.Doc.Results[s.Index], Series: ivs})
+		steps = append(steps, SeriesStep{Index: s.Index, Result: d.Results[s.Index], Series: ivs})
 	}
 	sort.Slice(steps, func(i, j int) bool { return steps[i].Index < steps[j].Index })
 	if format == "hdrlog" {
@@ -217,15 +219,15 @@ func WriteSeries(w io.Writer, sr *analysis.Run, format string) error {
 // (every table with detail), the strategies or startup tables, else its
 // stored JSON document.
 func WriteSaved(w io.Writer, sr *analysis.Run, detail bool) error {
-	switch {
-	case sr.Doc != nil:
-		return WriteRunText(w, sr.Doc, detail)
-	case sr.Strategies != nil:
-		return WriteStrategiesText(w, sr.Strategies)
-	case sr.Startup != nil:
-		return WriteStartupText(w, sr.Startup)
-	case sr.Explain != nil:
-		return WriteExplainText(w, sr.Explain)
+	switch d := sr.Doc.(type) {
+	case *document.Document:
+		return WriteRunText(w, d, detail)
+	case *document.StrategiesDocument:
+		return WriteStrategiesText(w, d)
+	case *document.StartupDocument:
+		return WriteStartupText(w, d)
+	case *document.ExplainDocument:
+		return WriteExplainText(w, d)
 	}
 	_, err := fmt.Fprintf(w, "%s\n", sr.Meta.Document)
 	return err

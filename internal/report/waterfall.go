@@ -15,10 +15,11 @@ const waterfallRows = 60
 func waterfallFigures(runs []HTMLRun) []figure {
 	var out []figure
 	for _, r := range runs {
-		if r.Explain == nil {
+		d, ok := r.Doc.(*document.ExplainDocument)
+		if !ok {
 			continue
 		}
-		e := &r.Explain.Explain
+		e := &d.Explain
 		caption := fmt.Sprintf("%s: one row per connection, time since the program started (the client's view: the server's times ± half a round trip). "+
 			"Grey: the connection open; orange: its handshake (TCP and TLS round trips); bars: requests (blue uploads, green downloads, grey other; red failed); "+
 			"dotted: the client's idle time before a request. Outlined in red, with the label in red: the connections and requests a finding names "+
@@ -132,10 +133,11 @@ func headersNote(r document.ExplainRequest) string {
 func whatIfTables(runs []HTMLRun) []whatIfView {
 	var out []whatIfView
 	for _, r := range runs {
-		if r.Explain == nil || len(r.Explain.Explain.WhatIf) == 0 {
+		d, ok := r.Doc.(*document.ExplainDocument)
+		if !ok || len(d.Explain.WhatIf) == 0 {
 			continue
 		}
-		e := &r.Explain.Explain
+		e := &d.Explain
 		v := whatIfView{Label: r.Label, WallS: fixed(e.WallS, 2)}
 		for _, s := range e.WhatIf {
 			v.Rows = append(v.Rows, []string{s.ID, fixed(s.WallS, 2), fixed(s.SaveS, 2), s.Text})
