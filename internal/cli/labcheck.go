@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
-
 	"github.com/objbench/objbench/internal/calibrate"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/storage/providers"
+
+	"github.com/spf13/cobra"
 )
 
 func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -49,11 +50,11 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		}
 		return err
 	}
-	var results []report.LabCheckMode
+	var results []document.LabCheckMode
 	failed, err := lab.Settings(*lf).CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
 	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
-		results = append(results, report.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
+		results = append(results, document.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
 	})
 	if err != nil {
 		return err

@@ -9,59 +9,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 )
 
-// CheckRow is one phase of one case: what the link model expects, in round
-// trips and time, against the median measured. Expected is RTTs round trips
-// plus Baseline, the same phase measured on the same server with the link
-// bypassed: the machine's own processing time (TLS crypto, the server's
-// handler), which no link model predicts.
-type CheckRow struct {
-	Case      string        `json:"case"`
-	Phase     string        `json:"phase"`
-	RTTs      float64       `json:"rtts"`
-	Baseline  time.Duration `json:"baseline"`
-	Expected  time.Duration `json:"expected"`
-	Measured  time.Duration `json:"measured"`
-	Tolerance time.Duration `json:"tolerance"`
-	// Bound is "at most" when Expected is an upper bound rather than a target.
-	Bound string `json:"bound,omitempty"`
-	// Pass is true when the raw request and every client passed.
-	Pass bool `json:"pass"`
-	// Clients are the measures of each client: the raw net/http request
-	// (RawClient, the fields above), then each provider's SDK (with
-	// CheckOptions.Open). The network's TCP rows are measured by the raw
-	// request only.
-	Clients []ClientCheck `json:"clients,omitempty"`
-	// Late is the largest share of packets the wire delivered late while
-	// any client measured this row (netem.Stats.Late): above
-	// netem.BusyShare the machine's CPU, not the model, may explain a miss.
-	Late float64 `json:"late_fraction,omitempty"`
-}
-
-// Busy says the machine could not keep the wire's time while this row was
-// measured, so a miss says more about the machine than about the model.
-func (r CheckRow) Busy() bool { return r.Late > netem.BusyShare }
-
-// MissedBusy says the row missed and every client that missed it was
-// measured while the machine was busy: a miss lab check marks "busy".
-func (r CheckRow) MissedBusy() bool {
-	if r.Pass {
-		return false
-	}
-	if len(r.Clients) == 0 {
-		return r.Busy()
-	}
-	for _, c := range r.Clients {
-		if !c.Pass && c.Late <= netem.BusyShare {
-			return false
-		}
-	}
-	return true
-}
+// CheckRow is one phase of one case, as document.CheckRow: lab check's
+// rows are the document's, so that renderers need not import the lab.
+type CheckRow = document.CheckRow
 
 // lateMeter counts the packets the lab's wire delivers late from now on:
 // the emulated network's or, on the netns path, the pipe's; none on the

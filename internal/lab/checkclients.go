@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 )
@@ -17,20 +18,8 @@ import (
 // providers' tests import the lab.
 type OpenBackend func(ctx context.Context, t storage.Target, o storage.Options) (storage.Backend, error)
 
-// ClientCheck is one client's measure of a check row: the same case made
-// through a provider's SDK, against the same link model, with its own
-// baseline (the SDK's own processing, and the server behind that API).
-type ClientCheck struct {
-	Client    string        `json:"client"`
-	Baseline  time.Duration `json:"baseline"`
-	Expected  time.Duration `json:"expected"`
-	Measured  time.Duration `json:"measured"`
-	Tolerance time.Duration `json:"tolerance"`
-	Pass      bool          `json:"pass"`
-	// Late is the share of packets the wire delivered late while this
-	// client measured the row (CheckRow.Late).
-	Late float64 `json:"late_fraction,omitempty"`
-}
+// ClientCheck is one client's measure of a check row (document.ClientCheck).
+type ClientCheck = document.ClientCheck
 
 // tlsRTTs is the round trips of the lab's TLS handshake: 0 without TLS.
 func (l *Lab) tlsRTTs() float64 {
@@ -44,7 +33,7 @@ func (l *Lab) tlsRTTs() float64 {
 }
 
 // RawClient names the check's own unsigned net/http request in check rows.
-const RawClient = "raw http"
+const RawClient = document.RawClient
 
 // sdkClient names the client of api in check rows.
 func sdkClient(api string) string { return api + " sdk" }

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -78,23 +78,16 @@ Press Ctrl-C to stop.
 		curlCA, s3, lab.Bucket, curlCA, l.LocalEndpoint("gcs"), lab.Bucket, lab.Bucket, s3)
 }
 
-// LabCheckMode is lab check's rows for one TLS mode.
-type LabCheckMode struct {
-	TLS  string         `json:"tls"`
-	Link string         `json:"link"`
-	Rows []lab.CheckRow `json:"rows"`
-}
-
 // WriteLabCheckJSON prints lab check's modes as JSON.
-func WriteLabCheckJSON(w io.Writer, modes []LabCheckMode, pass bool) error {
+func WriteLabCheckJSON(w io.Writer, modes []document.LabCheckMode, pass bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"schema": "objbench/v1", "lab_check": modes, "pass": pass})
+	return enc.Encode(document.NewLabCheck(modes, pass))
 }
 
 // WriteLabCheckResult prints lab check's modes as JSON or as tables, then,
 // as text, that every phase passed when no row failed.
-func WriteLabCheckResult(w io.Writer, modes []LabCheckMode, failed int, jsonOut bool) error {
+func WriteLabCheckResult(w io.Writer, modes []document.LabCheckMode, failed int, jsonOut bool) error {
 	if jsonOut {
 		return WriteLabCheckJSON(w, modes, failed == 0)
 	}
@@ -108,19 +101,11 @@ func WriteLabCheckResult(w io.Writer, modes []LabCheckMode, failed int, jsonOut 
 
 // LabCheckError is lab check's error when failed rows missed: how many,
 // and how many of them the machine was busy for (CheckRow.MissedBusy).
-func LabCheckError(modes []LabCheckMode, failed int) error {
+func LabCheckError(modes []document.LabCheckMode, failed int) error {
 	if failed == 0 {
 		return nil
 	}
-	busy := 0
-	for _, m := range modes {
-		for _, r := range m.Rows {
-			if r.MissedBusy() {
-				busy++
-			}
-		}
-	}
-	if busy > 0 {
+	if busy := document.NewLabCheck(modes, false).MissedBusyRows(); busy > 0 {
 		return fmt.Errorf("lab check: %d row(s) outside tolerance, %d of them measured while the machine was busy", failed, busy)
 	}
 	return fmt.Errorf("lab check: %d row(s) outside tolerance", failed)
@@ -130,18 +115,14 @@ func LabCheckError(modes []LabCheckMode, failed int) error {
 // then each SDK; a row passes only when every client does. A client's miss
 // measured while the wire's packets came late is marked busy, and the
 // table says what that means.
-func WriteLabCheck(w io.Writer, modes []LabCheckMode) {
+func WriteLabCheck(w io.Writer, modes []document.LabCheckMode) {
 	for _, r := range modes {
-		busy := 0
+		busy := r.BusyMisses()
 		fmt.Fprintf(w, "%s, %s\n", r.Link, r.TLS)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "case\tphase\tclient\tRTTs\texpected ms\tmeasured ms\t± ms\tresult\t")
 		for _, row := range r.Rows {
-			clients := row.Clients
-			if len(clients) == 0 { // the network's TCP rows: the raw request only
-				clients = []lab.ClientCheck{{Client: lab.RawClient, Expected: row.Expected, Measured: row.Measured, Tolerance: row.Tolerance, Pass: row.Pass, Late: row.Late}}
-			}
-			for i, c := range clients {
+			for i, c := range row.Measures() {
 				name, phase := row.Case, row.Phase
 				if i > 0 {
 					name, phase = "", ""
@@ -151,9 +132,8 @@ func WriteLabCheck(w io.Writer, modes []LabCheckMode) {
 					expected, tol = "≤ "+expected, "-"
 				}
 				result := passFail(c.Pass)
-				if !c.Pass && c.Late > netem.BusyShare {
+				if c.MissedBusy() {
 					result = fmt.Sprintf("FAIL, busy (%.0f%% late)", 100*c.Late)
-					busy++
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%s\t%.1f\t%s\t%s\t\n", name, phase, c.Client, row.RTTs,
 					expected, msOf(c.Measured), tol, result)
@@ -163,7 +143,7 @@ func WriteLabCheck(w io.Writer, modes []LabCheckMode) {
 		if busy > 0 {
 			fmt.Fprintf(w, "busy: %d miss(es) above were measured while over %.0f%% of the wire's packets came late:\n"+
 				"the machine's CPU was elsewhere, so the miss may be the machine's, not the link model's; run again on a quiet machine.\n",
-				busy, 100*netem.BusyShare)
+				busy, 100*document.BusyShare)
 		}
 		fmt.Fprintln(w)
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/objbench/objbench/internal/calibrate"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/units"
 )
@@ -47,15 +47,14 @@ func WriteMeasured(w io.Writer, m *lab.Measured, dest string) error {
 // WriteProfileRows prints two profiles side by side (compare, with the
 // ratio B/A) or a profile against its lab (lab check, with the verdict);
 // no rows, nothing.
-func WriteProfileRows(w io.Writer, a, b string, rows []calibrate.Row, check, jsonOut bool) error {
+func WriteProfileRows(w io.Writer, a, b string, rows []document.ProfileRow, check, jsonOut bool) error {
 	if rows == nil {
 		return nil
 	}
 	if jsonOut {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"schema": "objbench/v1", "profile_comparison": map[string]any{
-			"a": a, "b": b, "check": check, "rows": rows, "failed": calibrate.Failed(rows)}})
+		return enc.Encode(document.NewProfileComparison(a, b, rows, check))
 	}
 	fmt.Fprintf(w, "A: %s\nB: %s\n\n", a, b)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
-	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/document/schematest"
 	"github.com/objbench/objbench/internal/load"
@@ -96,7 +95,7 @@ func TestEveryFieldInTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var profiles bytes.Buffer
-	if err := WriteProfileRows(&profiles, "a.json", "b.json", []calibrate.Row{*filled[calibrate.Row]("")}, true, true); err != nil {
+	if err := WriteProfileRows(&profiles, "a.json", "b.json", []document.ProfileRow{*filled[document.ProfileRow]("")}, true, true); err != nil {
 		t.Fatal(err)
 	}
 	var runs bytes.Buffer
@@ -105,7 +104,7 @@ func TestEveryFieldInTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var check bytes.Buffer
-	if err := WriteLabCheckJSON(&check, []LabCheckMode{*filled[LabCheckMode]("")}, false); err != nil {
+	if err := WriteLabCheckJSON(&check, []document.LabCheckMode{*filled[document.LabCheckMode]("")}, false); err != nil {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{
