@@ -40,7 +40,7 @@ func TestHelpFiles(t *testing.T) {
 			continue
 		}
 		long, ex := helpParts(name)
-		long = strings.Replace(long, "{{profiles}}", report.ProfileList(), 1) // lab's
+		long = strings.Replace(long, "{{profiles}}", report.ProfileList(labProfiles()), 1) // lab's
 		if c.Long != long || c.Example != ex || long == "" {
 			t.Errorf("%s: the command's help is not the file's", n)
 		}

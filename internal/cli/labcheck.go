@@ -54,7 +54,7 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 	failed, err := lab.Settings(*lf).CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
 	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
-		results = append(results, document.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
+		results = append(results, document.LabCheckMode{TLS: mode, Link: report.DescribeLink(labView(l)), Rows: rows})
 	})
 	if err != nil {
 		return err

@@ -190,5 +190,5 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.
 	if status.Clear(); err != nil {
 		return err
 	}
-	return report.WriteMeasured(stdout, m, pf.cal.Save)
+	return calibrate.WriteMeasured(stdout, m, pf.cal.Save)
 }

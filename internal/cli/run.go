@@ -114,8 +114,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: rec.Cap(),
-			Interval: f.open.Interval, OnInterval: live.Interval, Ready: sr.WaitStart},
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
+			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) }, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -149,4 +149,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	analysis.Annotate(doc, prices)
 	return finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
+}
+
+// stepStatus is what the progress line and live status show of st.
+func stepStatus(st *load.Step) report.StepStatus {
+	return report.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Pacer != nil || st.Pick != nil}
 }

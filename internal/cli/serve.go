@@ -73,6 +73,6 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
-	report.WriteServing(stdout, ln.Addr().String(), p.Prober, token != "")
+	report.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
 	return s.Serve(ctx, ln, f.every)
 }

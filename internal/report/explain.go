@@ -7,7 +7,6 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -221,9 +220,9 @@ func networkPath(model string) string {
 	switch model {
 	case "":
 		return ""
-	case lab.NetworkNetns:
+	case "netns":
 		return "; network netns (the program's own kernel TCP on the emulated wire)"
-	case lab.NetworkNetstack:
+	case "netstack":
 		return "; network netstack (the program's bytes forwarded across user-space TCP)"
 	case "direct":
 		return "; network direct (loopback)"

@@ -8,11 +8,10 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/load"
 )
 
 // WriteIdleJSON writes the idle-timeout search as JSON.
-func WriteIdleJSON(w io.Writer, target document.TargetInfo, lab *document.LabInfo, res load.IdleResult) error {
+func WriteIdleJSON(w io.Writer, target document.TargetInfo, lab *document.LabInfo, res document.IdleResult) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	type probe struct {
@@ -42,7 +41,7 @@ func WriteIdleJSON(w io.Writer, target document.TargetInfo, lab *document.LabInf
 
 // WriteIdleText writes the idle-timeout search: the verdict on where's
 // timeout (searched up to max), then every probe.
-func WriteIdleText(w io.Writer, where string, max time.Duration, res load.IdleResult) error {
+func WriteIdleText(w io.Writer, where string, max time.Duration, res document.IdleResult) error {
 	ew := &errWriter{w: w}
 	switch {
 	case res.Upper == 0:
@@ -71,7 +70,7 @@ func WriteIdleText(w io.Writer, where string, max time.Duration, res load.IdleRe
 
 // WriteIdle prints idle-timeout's result as JSON (with the target and lab
 // blocks) or as text (where it was measured, up to max).
-func WriteIdle(w io.Writer, jsonOut bool, target document.TargetInfo, lab *document.LabInfo, where string, max time.Duration, res load.IdleResult) error {
+func WriteIdle(w io.Writer, jsonOut bool, target document.TargetInfo, lab *document.LabInfo, where string, max time.Duration, res document.IdleResult) error {
 	if jsonOut {
 		return WriteIdleJSON(w, target, lab, res)
 	}

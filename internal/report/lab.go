@@ -9,54 +9,78 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/units"
 )
 
+// LabView is what the lab's description block shows, filled by the
+// caller from its lab: the link, the network and the endpoints.
+type LabView struct {
+	Profile     string
+	RTT, Jitter time.Duration
+	// Bandwidth is the link's rate as written ("" for unlimited); Loss
+	// the random loss probability each way.
+	Bandwidth string
+	Loss      float64
+	// Model is the network model ("direct": loopback, nothing emulated);
+	// Queue, MTU and the buffers are in bytes.
+	Model                              string
+	Queue, MTU, RecvBuffer, SendBuffer int
+	// Resolver is the lab resolver's address ("" for none); Domain the
+	// names it answers under; Bucket the lab's bucket.
+	Resolver, Domain, Bucket string
+	// Upstream is the bucket the lab fronts (nil: the lab's own servers).
+	Upstream *LabUpstream
+	// Endpoints are the local endpoints by API (s3, gcs, azure).
+	Endpoints map[string]string
+	// AccessKey and SecretKey are the lab-only S3 keys; Azure the Azure
+	// connection string (lab-only).
+	AccessKey, SecretKey, Azure string
+}
+
+// LabUpstream is the bucket a lab fronts: its API, URL and bucket.
+type LabUpstream struct{ API, URL, Bucket string }
+
 // DescribeLink is the one-line description of a lab's link and network.
-func DescribeLink(l *lab.Lab) string {
-	k := l.Link()
-	bw := lab.FormatBandwidth(k.Bandwidth)
+func DescribeLink(v LabView) string {
+	bw := v.Bandwidth
 	if bw == "" {
 		bw = "unlimited"
 	}
-	s := fmt.Sprintf("profile %s: round trip %s, jitter %s, bandwidth %s", l.Profile(), k.RTT, k.Jitter, bw)
-	n := l.Network()
-	if n.Model == "direct" {
+	s := fmt.Sprintf("profile %s: round trip %s, jitter %s, bandwidth %s", v.Profile, v.RTT, v.Jitter, bw)
+	if v.Model == "direct" {
 		return s + "; direct (loopback, nothing emulated)"
 	}
-	s += fmt.Sprintf(", loss %g%%", k.Loss*100)
-	if n.Queue > 0 {
-		s += fmt.Sprintf(", queue %s", units.FormatSize(int64(n.Queue)))
+	s += fmt.Sprintf(", loss %g%%", v.Loss*100)
+	if v.Queue > 0 {
+		s += fmt.Sprintf(", queue %s", units.FormatSize(int64(v.Queue)))
 	}
 	return s + fmt.Sprintf("; network: user-space TCP (netstack), MTU %d, receive window up to %s, send buffer up to %s",
-		n.MTU, units.FormatSize(int64(n.RecvBuffer)), units.FormatSize(int64(n.SendBuffer)))
+		v.MTU, units.FormatSize(int64(v.RecvBuffer)), units.FormatSize(int64(v.SendBuffer)))
 }
 
 // WriteLab prints a foreground lab's endpoints, credentials (lab-only keys)
 // and example commands.
-func WriteLab(w io.Writer, l *lab.Lab, apis []string, caFile string) {
-	fmt.Fprintf(w, "objbench lab: %s\n\n", DescribeLink(l))
-	if addr := l.ResolverAddr(); addr != "" {
+func WriteLab(w io.Writer, v LabView, apis []string, caFile string) {
+	fmt.Fprintf(w, "objbench lab: %s\n\n", DescribeLink(v))
+	if addr := v.Resolver; addr != "" {
 		fmt.Fprintf(w, "Names: s3.%s, gcs.%s and azure.%s resolve to 127.0.0.1 at the lab's resolver %s (dig @%s -p %s s3.%s)\n\n",
-			lab.Domain, lab.Domain, lab.Domain, addr, addr[:strings.LastIndex(addr, ":")], addr[strings.LastIndex(addr, ":")+1:], lab.Domain)
+			v.Domain, v.Domain, v.Domain, addr, addr[:strings.LastIndex(addr, ":")], addr[strings.LastIndex(addr, ":")+1:], v.Domain)
 	}
-	if up := l.Upstream(); up != nil {
-		fmt.Fprintf(w, "%s endpoint %s, in front of %s: bucket %s, with the upstream's own credentials\n", up.API, l.LocalEndpoint(up.API), up.URL, up.Bucket)
+	if up := v.Upstream; up != nil {
+		fmt.Fprintf(w, "%s endpoint %s, in front of %s: bucket %s, with the upstream's own credentials\n", up.API, v.Endpoints[up.API], up.URL, up.Bucket)
 		if caFile != "" {
 			fmt.Fprintf(w, "TLS: trust the lab's CA certificate %s\n", caFile)
 		}
 		fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
 		return
 	}
-	s3 := l.LocalEndpoint("s3")
-	creds := l.Credentials("s3")
+	s3, gcs, bucket := v.Endpoints["s3"], v.Endpoints["gcs"], v.Bucket
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "API\tENDPOINT\tBUCKET\tAUTH")
-	fmt.Fprintf(tw, "s3\t%s\t%s\taccess key %s, secret %s (lab-only keys), region us-east-1\n", s3, lab.Bucket, creds.AccessKeyID, creds.SecretAccessKey)
-	fmt.Fprintf(tw, "gcs\t%s\t%s\tnone (JSON API; STORAGE_EMULATOR_HOST=%s)\n", l.LocalEndpoint("gcs"), lab.Bucket, strings.TrimPrefix(strings.TrimPrefix(l.LocalEndpoint("gcs"), "http://"), "https://"))
+	fmt.Fprintf(tw, "s3\t%s\t%s\taccess key %s, secret %s (lab-only keys), region us-east-1\n", s3, bucket, v.AccessKey, v.SecretKey)
+	fmt.Fprintf(tw, "gcs\t%s\t%s\tnone (JSON API; STORAGE_EMULATOR_HOST=%s)\n", gcs, bucket, strings.TrimPrefix(strings.TrimPrefix(gcs, "http://"), "https://"))
 	if len(apis) > 2 {
-		fmt.Fprintf(tw, "azure\t%s\t%s\tAZURE_STORAGE_CONNECTION_STRING='%s'\n", l.LocalEndpoint("azure"), lab.Bucket, l.AzureConnectionString())
+		fmt.Fprintf(tw, "azure\t%s\t%s\tAZURE_STORAGE_CONNECTION_STRING='%s'\n", v.Endpoints["azure"], bucket, v.Azure)
 	}
 	tw.Flush()
 	caOpt, curlCA := "", ""
@@ -74,8 +98,8 @@ Examples:
   objbench run s3://%s --endpoint %s      # with the exports above
 
 Press Ctrl-C to stop.
-`, creds.AccessKeyID, creds.SecretAccessKey, s3, caOpt, lab.Bucket, s3, caOpt, lab.Bucket,
-		curlCA, s3, lab.Bucket, curlCA, l.LocalEndpoint("gcs"), lab.Bucket, lab.Bucket, s3)
+`, v.AccessKey, v.SecretKey, s3, caOpt, bucket, s3, caOpt, bucket,
+		curlCA, s3, bucket, curlCA, gcs, bucket, bucket, s3)
 }
 
 // WriteLabCheckJSON prints lab check's modes as JSON.
@@ -158,12 +182,12 @@ func passFail(ok bool) string {
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// ProfileList is the lab's profiles, one a line with what each emulates,
-// for lab's help.
-func ProfileList() string {
+// ProfileList is the lab's profiles, one a line with what each emulates
+// (each given as name and description), for lab's help.
+func ProfileList(profiles [][2]string) string {
 	var b strings.Builder
-	for _, p := range lab.Profiles() {
-		fmt.Fprintf(&b, "  %-17s %s\n", p.Name, p.Description)
+	for _, p := range profiles {
+		fmt.Fprintf(&b, "  %-17s %s\n", p[0], p[1])
 	}
 	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/stats"
 )
 
@@ -24,7 +23,7 @@ type LiveStatus struct {
 func NewLiveStatus(w io.Writer, on bool) *LiveStatus { return &LiveStatus{w: w, on: on} }
 
 // Interval takes one interval's figures of every op of a step.
-func (s *LiveStatus) Interval(st *load.Step, ivs []stats.Interval) {
+func (s *LiveStatus) Interval(st StepStatus, ivs []stats.Interval) {
 	var b strings.Builder
 	var inflight, late, dropped int64
 	for _, iv := range ivs {
@@ -42,7 +41,7 @@ func (s *LiveStatus) Interval(st *load.Step, ivs []stats.Interval) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last = line
-	if s.on && (st.Pacer != nil || st.Pick != nil) {
+	if s.on && st.Paced {
 		fmt.Fprintln(s.w, line)
 	}
 }

@@ -132,7 +132,8 @@ func TestWriteProbes(t *testing.T) {
 			t.Errorf("json %v detail %v: %q, want %q", c.json, c.detail, got.String(), want.String())
 		}
 	}
-	if !strings.Contains(ProfileList(), "cross-region") {
-		t.Errorf("profile list without cross-region:\n%s", ProfileList())
+	profiles := [][2]string{{"same-region", "one region"}, {"cross-region", "across regions"}}
+	if !strings.Contains(ProfileList(profiles), "cross-region") {
+		t.Errorf("profile list without cross-region:\n%s", ProfileList(profiles))
 	}
 }

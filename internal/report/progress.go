@@ -6,9 +6,18 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/objbench/objbench/internal/load"
 )
+
+// StepStatus is what the progress line and the live status show of a
+// step, filled by the caller from its own step type.
+type StepStatus struct {
+	Workload, Name string
+	// Requests bounds the step's operations; Duration its wall time (0: none).
+	Requests int
+	Duration time.Duration
+	// Paced is an open-loop or mixed step: each interval prints a line.
+	Paced bool
+}
 
 // Progress draws one status line of a run's steps on a terminal; off, it
 // is silent. Its methods are safe from the runner's progress goroutine.
@@ -34,7 +43,7 @@ func (p *Progress) Step(i, n int) {
 }
 
 // Update redraws the line: the step's bar, its operations done and time.
-func (p *Progress) Update(st *load.Step, done int64, elapsed time.Duration) {
+func (p *Progress) Update(st StepStatus, done int64, elapsed time.Duration) {
 	if !p.line.on {
 		return
 	}
@@ -46,7 +55,7 @@ func (p *Progress) Update(st *load.Step, done int64, elapsed time.Duration) {
 	}
 	const width = 24
 	bar := strings.Repeat("#", int(frac*width)) + strings.Repeat(".", width-int(frac*width))
-	line := fmt.Sprintf("[%d/%d] %-12s %-30s [%s] %d/%d %.1fs", p.i, p.n, st.Workload, st.Name(), bar, done, st.Requests, elapsed.Seconds())
+	line := fmt.Sprintf("[%d/%d] %-12s %-30s [%s] %d/%d %.1fs", p.i, p.n, st.Workload, st.Name, bar, done, st.Requests, elapsed.Seconds())
 	if p.Suffix != nil {
 		line += " " + p.Suffix()
 	}

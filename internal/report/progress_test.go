@@ -4,13 +4,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/objbench/objbench/internal/load"
 )
 
 func TestProgress(t *testing.T) {
 	t.Parallel()
-	st := &load.Step{Workload: "latency", Op: "get", Requests: 100}
+	st := StepStatus{Workload: "latency", Name: "get", Requests: 100}
 	var off strings.Builder
 	p := NewProgress(&off, false)
 	p.Step(1, 2)

@@ -11,7 +11,6 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/document/schematest"
-	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/results"
 )
 
@@ -89,8 +88,8 @@ func TestEveryFieldInTheSchema(t *testing.T) {
 	if err := WriteProbeJSON(&probes, []*document.Document{filled[document.Document]("probe"), filled[document.Document]("probe")}); err != nil {
 		t.Fatal(err)
 	}
-	res := load.IdleResult{Lower: time.Second, Upper: 2 * time.Second, Wall: time.Minute,
-		Probes: []load.IdleProbe{{Round: 1, Idle: time.Second, Reused: true, Skipped: true, Err: "x"}}}
+	res := document.IdleResult{Lower: time.Second, Upper: 2 * time.Second, Wall: time.Minute,
+		Probes: []document.IdleProbe{{Round: 1, Idle: time.Second, Reused: true, Skipped: true, Err: "x"}}}
 	if err := WriteIdleJSON(&idle, *filled[document.TargetInfo](""), filled[document.LabInfo](""), res); err != nil {
 		t.Fatal(err)
 	}
