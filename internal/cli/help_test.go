@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
+	"github.com/objbench/objbench/internal/report/terminal"
 
-	"github.com/objbench/objbench/internal/report"
+	"github.com/spf13/cobra"
 )
 
 // TestHelpFiles: every help file is a command's, whose long help and
@@ -40,7 +40,7 @@ func TestHelpFiles(t *testing.T) {
 			continue
 		}
 		long, ex := helpParts(name)
-		long = strings.Replace(long, "{{profiles}}", report.ProfileList(labProfiles()), 1) // lab's
+		long = strings.Replace(long, "{{profiles}}", terminal.ProfileList(labProfiles()), 1) // lab's
 		if c.Long != long || c.Example != ex || long == "" {
 			t.Errorf("%s: the command's help is not the file's", n)
 		}

@@ -5,13 +5,13 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type idleFlags struct {
@@ -64,7 +64,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
-	if werr := report.WriteIdle(stdout, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res); werr != nil {
+	if werr := terminal.WriteIdle(stdout, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res); werr != nil {
 		return werr
 	}
 	return err

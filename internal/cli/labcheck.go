@@ -9,7 +9,7 @@ import (
 	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/storage/providers"
 
 	"github.com/spf13/cobra"
@@ -43,10 +43,10 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		return err
 	}
 	if lf.ProfileFile != "" { // the twin calibrated as a bucket, against its profile
-		status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+		status := terminal.NewStatusLine(stderr, terminal.IsTerminal(stderr))
 		rows, err := calibrate.CheckProfile(ctx, lab.Settings(*lf), status.Printf)
 		if status.Clear(); rows != nil {
-			err = cmp.Or(report.WriteProfileRows(stdout, lf.ProfileFile, "this lab", rows, true, jsonOut), err)
+			err = cmp.Or(terminal.WriteProfileRows(stdout, lf.ProfileFile, "this lab", rows, true, jsonOut), err)
 		}
 		return err
 	}
@@ -54,13 +54,13 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 	failed, err := lab.Settings(*lf).CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
 	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
-		results = append(results, document.LabCheckMode{TLS: mode, Link: report.DescribeLink(labView(l)), Rows: rows})
+		results = append(results, document.LabCheckMode{TLS: mode, Link: terminal.DescribeLink(labView(l)), Rows: rows})
 	})
 	if err != nil {
 		return err
 	}
-	if err := report.WriteLabCheckResult(stdout, results, failed, jsonOut); err != nil {
+	if err := terminal.WriteLabCheckResult(stdout, results, failed, jsonOut); err != nil {
 		return err
 	}
-	return report.LabCheckError(results, failed)
+	return terminal.LabCheckError(results, failed)
 }

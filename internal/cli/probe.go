@@ -7,20 +7,21 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/html"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // probeFlags are shared by probe and serve.
@@ -143,10 +144,10 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 				analysis.Annotate(d, prices)
 			}
 			thErr := th.Apply(stderr, document.Docs(docs)...)
-			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
+			if err := terminal.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
 				return err
 			}
-			if err := report.WriteProbesPage(pf.report, docs); err != nil {
+			if err := html.WriteProbesPage(pf.report, docs); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {
@@ -183,7 +184,7 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.
 	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
 		return usagef("%v", err)
 	}
-	status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+	status := terminal.NewStatusLine(stderr, terminal.IsTerminal(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
 		return openTarget(ctx, targetArg(args), &pf.targetFlags, fs, labDefaults{}, document.NewRunID())
 	}, pf.Count, status.Printf)

@@ -7,17 +7,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -110,8 +110,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	f.open.AddTo(doc.Options)
 	f.shards.addTo(doc.Options, spec)
 	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, f.keep)
-	progress := report.NewProgress(stderr, f.out.statusOn(stdout))
-	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
+	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
+	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
@@ -152,6 +152,6 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 }
 
 // stepStatus is what the progress line and live status show of st.
-func stepStatus(st *load.Step) report.StepStatus {
-	return report.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Pacer != nil || st.Pick != nil}
+func stepStatus(st *load.Step) terminal.StepStatus {
+	return terminal.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Pacer != nil || st.Pick != nil}
 }

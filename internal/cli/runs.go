@@ -3,10 +3,10 @@ package cli
 import (
 	"io"
 
-	"github.com/spf13/cobra"
-
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
+
+	"github.com/spf13/cobra"
 )
 
 func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
@@ -33,7 +33,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			return report.WriteRuns(stdout, runs, jsonOut)
+			return terminal.WriteRuns(stdout, runs, jsonOut)
 		},
 	}
 	fl := cmd.Flags()

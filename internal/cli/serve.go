@@ -8,10 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
+
+	"github.com/spf13/cobra"
 )
 
 // serveFlags are the flags of `objbench serve`.
@@ -73,6 +73,6 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
-	report.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
+	terminal.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
 	return s.Serve(ctx, ln, f.every)
 }

@@ -1,0 +1,78 @@
+package terminal
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/objbench/objbench/internal/document"
+)
+
+// WriteIdleJSON writes the idle-timeout search as JSON.
+func WriteIdleJSON(w io.Writer, target document.TargetInfo, lab *document.LabInfo, res document.IdleResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	type probe struct {
+		Round   int     `json:"round"`
+		IdleS   float64 `json:"idle_s"`
+		Reused  bool    `json:"reused"`
+		Skipped bool    `json:"skipped,omitempty"`
+		Err     string  `json:"error,omitempty"`
+	}
+	out := struct {
+		Schema   string              `json:"schema"`
+		Target   document.TargetInfo `json:"target"`
+		Lab      *document.LabInfo   `json:"lab,omitempty"`
+		Found    bool                `json:"found"`
+		TimeoutS float64             `json:"idle_timeout_s"`
+		LowerS   float64             `json:"lower_s"`
+		UpperS   float64             `json:"upper_s"`
+		WallS    float64             `json:"wall_s"`
+		Probes   []probe             `json:"probes"`
+	}{Schema: document.Schema, Target: target, Lab: lab, Found: res.Upper > 0,
+		TimeoutS: res.Estimate().Seconds(), LowerS: res.Lower.Seconds(), UpperS: res.Upper.Seconds(), WallS: res.Wall.Seconds()}
+	for _, p := range res.Probes {
+		out.Probes = append(out.Probes, probe{p.Round, p.Idle.Seconds(), p.Reused, p.Skipped, p.Err})
+	}
+	return enc.Encode(out)
+}
+
+// WriteIdleText writes the idle-timeout search: the verdict on where's
+// timeout (searched up to max), then every probe.
+func WriteIdleText(w io.Writer, where string, max time.Duration, res document.IdleResult) error {
+	ew := &errWriter{w: w}
+	switch {
+	case res.Upper == 0:
+		fmt.Fprintf(ew, "no idle timeout found at %s: a connection idle for %s was still reused\n", where, max)
+	case res.Lower == 0:
+		fmt.Fprintf(ew, "%s drops idle connections after less than %s (the shortest probe)\n", where, res.Upper)
+	default:
+		fmt.Fprintf(ew, "%s drops keep-alive connections idle for between %s and %s: about %.1f s\n",
+			where, res.Lower.Round(time.Millisecond), res.Upper.Round(time.Millisecond), res.Estimate().Seconds())
+	}
+	fmt.Fprintf(ew, "%d probes in %.1f s\n\nround   idle s  next request\n", len(res.Probes), res.Wall.Seconds())
+	for _, p := range res.Probes {
+		what := "reused the connection"
+		switch {
+		case p.Err != "":
+			what = "error: " + strings.Join(strings.Fields(p.Err), " ")
+		case p.Skipped:
+			what = "skipped (a shorter idle was already dropped)"
+		case !p.Reused:
+			what = "opened a new connection (dropped)"
+		}
+		fmt.Fprintf(ew, "%5d  %7.2f  %s\n", p.Round, p.Idle.Seconds(), what)
+	}
+	return ew.err
+}
+
+// WriteIdle prints idle-timeout's result as JSON (with the target and lab
+// blocks) or as text (where it was measured, up to max).
+func WriteIdle(w io.Writer, jsonOut bool, target document.TargetInfo, lab *document.LabInfo, where string, max time.Duration, res document.IdleResult) error {
+	if jsonOut {
+		return WriteIdleJSON(w, target, lab, res)
+	}
+	return WriteIdleText(w, where, max, res)
+}
