@@ -3,6 +3,9 @@ package report
 import (
 	"testing"
 
+	// -update is defined there: go test ./internal/report/... -update
+	// passes it to every package, this one too.
+	_ "github.com/objbench/objbench/internal/report/reporttest"
 )
 
 func TestFormatSize(t *testing.T) {
