@@ -14,29 +14,7 @@ import (
 func WriteIdleJSON(w io.Writer, target document.TargetInfo, lab *document.LabInfo, res document.IdleResult) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	type probe struct {
-		Round   int     `json:"round"`
-		IdleS   float64 `json:"idle_s"`
-		Reused  bool    `json:"reused"`
-		Skipped bool    `json:"skipped,omitempty"`
-		Err     string  `json:"error,omitempty"`
-	}
-	out := struct {
-		Schema   string              `json:"schema"`
-		Target   document.TargetInfo `json:"target"`
-		Lab      *document.LabInfo   `json:"lab,omitempty"`
-		Found    bool                `json:"found"`
-		TimeoutS float64             `json:"idle_timeout_s"`
-		LowerS   float64             `json:"lower_s"`
-		UpperS   float64             `json:"upper_s"`
-		WallS    float64             `json:"wall_s"`
-		Probes   []probe             `json:"probes"`
-	}{Schema: document.Schema, Target: target, Lab: lab, Found: res.Upper > 0,
-		TimeoutS: res.Estimate().Seconds(), LowerS: res.Lower.Seconds(), UpperS: res.Upper.Seconds(), WallS: res.Wall.Seconds()}
-	for _, p := range res.Probes {
-		out.Probes = append(out.Probes, probe{p.Round, p.Idle.Seconds(), p.Reused, p.Skipped, p.Err})
-	}
-	return enc.Encode(out)
+	return enc.Encode(document.NewIdleTimeout(target, lab, res))
 }
 
 // WriteIdleText writes the idle-timeout search: the verdict on where's
