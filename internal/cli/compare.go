@@ -5,13 +5,13 @@ import (
 	"errors"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/threshold"
-
-	"github.com/spf13/cobra"
 )
 
 func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/objbench/objbench/internal/results"
-
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/results"
 )
 
 func newDeleteCmd(g *globals, stdout io.Writer) *cobra.Command {

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/objbench/objbench/internal/shard"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/objbench/objbench/internal/shard"
 )
 
 // strict decodes JSON into v, refusing unknown fields.

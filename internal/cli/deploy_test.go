@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/objbench/objbench/internal/probe"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/objbench/objbench/internal/probe"
 )
 
 // deployedCommand is an objbench command line found in a deploy/ file,

@@ -8,12 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/threshold"
-
-	"github.com/spf13/cobra"
 )
 
 // Exit statuses of explain beyond the program's own (see explain.Failed).

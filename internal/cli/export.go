@@ -4,11 +4,11 @@ import (
 	"context"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report/export"
 	"github.com/objbench/objbench/internal/results"
-
-	"github.com/spf13/cobra"
 )
 
 func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {

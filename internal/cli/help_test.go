@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/objbench/objbench/internal/report/terminal"
-
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/report/terminal"
 )
 
 // TestHelpFiles: every help file is a command's, whose long help and

@@ -5,13 +5,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report/terminal"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 type idleFlags struct {

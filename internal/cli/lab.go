@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report/terminal"
-
-	"github.com/spf13/cobra"
 )
 
 func newLabCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/storage/providers"
-
-	"github.com/spf13/cobra"
 )
 
 func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/objbench/objbench/internal/lab"
-
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/lab"
 )
 
 // exitStatus passes a child's exit status through as objbench's own; the

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/objbench/objbench/internal/lab"
-
 	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/lab"
 )
 
 // labFlags configure the embedded lab, for `run` on the lab and for `lab`.

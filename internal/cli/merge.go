@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/merge"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
-
-	"github.com/spf13/cobra"
 )
 
 // mergeFlags are the flags of `objbench merge`.

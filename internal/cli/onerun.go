@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/objbench/objbench/internal/results"
-
 	"github.com/spf13/cobra"
+
+	"github.com/objbench/objbench/internal/results"
 )
 
 // oneRunCmd is a command of one saved RUN, run with the results database

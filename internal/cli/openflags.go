@@ -3,9 +3,9 @@ package cli
 import (
 	"time"
 
-	"github.com/objbench/objbench/internal/load"
-
 	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/load"
 )
 
 // openFlags are the flags of open-loop (--rate) and mixed runs.

@@ -7,6 +7,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
@@ -19,9 +22,6 @@ import (
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // probeFlags are shared by probe and serve.

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/results"
-
-	"github.com/spf13/cobra"
 )
 
 func newReportCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {

@@ -9,11 +9,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/target"
-
-	"github.com/spf13/cobra"
 )
 
 // Exit codes.

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
@@ -15,9 +18,6 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {

@@ -3,10 +3,10 @@ package cli
 import (
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
-
-	"github.com/spf13/cobra"
 )
 
 func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {

@@ -8,10 +8,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/report/terminal"
-
-	"github.com/spf13/cobra"
 )
 
 // serveFlags are the flags of `objbench serve`.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/target"
-
-	"github.com/spf13/pflag"
 )
 
 // shardFlags place a measuring command as one shard of a run on several

@@ -4,12 +4,12 @@ import (
 	"context"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/report/export"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
-
-	"github.com/spf13/cobra"
 )
 
 func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {

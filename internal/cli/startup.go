@@ -5,11 +5,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/startup"
-
-	"github.com/spf13/cobra"
 )
 
 type startupFlags struct {

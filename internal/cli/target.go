@@ -5,11 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/objbench/objbench/internal/storage"
-	"github.com/objbench/objbench/internal/target"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/target"
 )
 
 // targetFlags are the flags of every command that reaches a bucket.

@@ -3,11 +3,11 @@ package cli
 import (
 	"io"
 
+	"github.com/spf13/pflag"
+
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report/terminal"
-
-	"github.com/spf13/pflag"
 )
 
 // viewFlags say how a result reads: the summary or every table, and the
