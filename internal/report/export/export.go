@@ -1,3 +1,5 @@
+// Package export writes a saved run for other tools: its results as CSV,
+// its raw samples, its results over time as CSV or an HdrHistogram log.
 package export
 
 import (

@@ -1,3 +1,6 @@
+// Package html renders saved runs' documents into one self-contained HTML
+// page (objbench report, --report FILE): hand-written SVG figures, the
+// explained runs' waterfalls, results over time.
 package html
 
 import (

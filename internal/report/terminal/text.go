@@ -1,3 +1,6 @@
+// Package terminal renders documents for a person at a terminal and for
+// the commands' stdout: the progress line and live status, the tables and
+// text of every command, and their --json output.
 package terminal
 
 import (
