@@ -270,7 +270,7 @@ func Verdict(nA, nB int, significant bool, delta float64) string {
 }
 
 // compareStartup compares two environments scenario by scenario, from the
-// wall time of every run (seed 002).
+// wall time of every run.
 func compareStartup(c *Comparison, a, b *document.StartupDocument) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	idx := map[string]document.StartupScenario{}

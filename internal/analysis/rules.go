@@ -13,7 +13,7 @@ import (
 	"github.com/objbench/objbench/internal/units"
 )
 
-// phaseOrder is the phase model's order (DESIGN.md).
+// phaseOrder is the phase model's order (docs/design.md#the-phase-model).
 var phaseOrder = nettrace.PhaseNames()
 
 // stepName names a step in a sentence: "get 1KiB", "put 32MiB c=5".

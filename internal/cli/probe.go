@@ -113,7 +113,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	th := threshold.NewSet(threshold.Run)
 	cmd := &cobra.Command{
 		Use:     "probe [TARGET...]",
-		Short:   "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
+		Short:   "One round of 50 GETs of a small pool, phase by phase, from where it runs",
 		Long:    longHelp("probe"),
 		Example: examples("probe"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -45,10 +45,10 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.targetFlags.register(fl)
-	fl.Lookup("lab-api").DefValue = "gcs" // the provider seed 003 used
+	fl.Lookup("lab-api").DefValue = "gcs" // the provider the default sizes were first measured on
 	f.saveFlags.register(fl)
 	fl.IntVar(&f.objects, "objects", 50, "objects per strategy")
-	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (seed 003: 50 empty and 75 small files)")
+	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (default: empty and 7 KiB objects)")
 	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
 	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")

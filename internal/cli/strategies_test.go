@@ -44,7 +44,7 @@ func runStrategiesJSON(t *testing.T, args ...string) stratDoc {
 	return d
 }
 
-// TestStrategiesRoundTripModel: seed 003 on the lab's GCS endpoint at
+// TestStrategiesRoundTripModel: strategies on the lab's GCS endpoint at
 // cross-region with TLS, 50 empty uploads. Each strategy's wall time and
 // per-phase round trips against the link model.
 func TestStrategiesRoundTripModel(t *testing.T) {

@@ -77,7 +77,7 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 	}
 	if l.cfg.OwnClient {
 		return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): objbench's own TCP is the lab's user-space stacks, "+
-			"which behind a bottleneck or with random loss take longer than Linux's TCP over the same wire (README)", err), nil
+			"which behind a bottleneck or with random loss take longer than Linux's TCP over the same wire (docs/lab.md)", err), nil
 	}
 	return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): the program reaches the lab through local endpoints, "+
 		"so its own TCP (connect, Nagle, delayed ACKs, buffers) is not on the emulated wire", err), nil

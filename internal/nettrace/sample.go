@@ -2,7 +2,7 @@
 // Transport is an http.RoundTripper handed to each provider SDK; every HTTP
 // exchange made under a context from Begin is attributed to that operation,
 // and Finish turns the exchanges into one Sample with every phase of the
-// phase model (DESIGN.md) and the connection facts.
+// phase model (docs/design.md#the-phase-model) and the connection facts.
 package nettrace
 
 import "time"

@@ -5,7 +5,6 @@ import (
 
 	// -update is defined there: go test ./internal/report/... -update
 	// passes it to every package, this one too.
-
 	_ "github.com/objbench/objbench/internal/report/reporttest"
 )
 

@@ -216,7 +216,7 @@ func TestSetApplyNamesTargets(t *testing.T) {
 	}
 }
 
-// TestDocumentedExamples: every expression the help and README teach parses.
+// TestDocumentedExamples: every expression the help and docs/ci.md teach parses.
 func TestDocumentedExamples(t *testing.T) {
 	t.Parallel()
 	for kind, exprs := range map[string][]string{

@@ -21,7 +21,7 @@ import (
 )
 
 // QuantileLevels are the levels (0 to 1) at which stored histograms are
-// read for the report's quantile plots (seed 001, figure 1).
+// read for the report's quantile plots.
 var QuantileLevels = []float64{0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1}
 
 // StepQuantiles are one step's TTFB and total latency (ms) at QuantileLevels.

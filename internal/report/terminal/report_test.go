@@ -43,7 +43,8 @@ func TestWriteTextGolden(t *testing.T) {
 	}
 }
 
-// TestJSONContract checks every key DESIGN.md's objbench/v1 contract names.
+// TestJSONContract checks every key the objbench/v1 contract in
+// docs/design.md#the-json-result-contract names.
 func TestJSONContract(t *testing.T) {
 	t.Parallel()
 	d := reporttest.Fixture()
