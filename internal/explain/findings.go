@@ -102,8 +102,8 @@ func (f *facts) tol() float64 { return 0.002 + 0.25*f.rtt }
 
 // droppedConnsRule: connections the program stopped using (closed, or left
 // idle) while it opened new ones of the same API for later requests. With
-// one request each it is a new client per object (seed 003's naive
-// program); with several, a pool that closes what it cannot keep idle.
+// one request each it is a new client per object (the naive
+// program of docs/clients.md); with several, a pool that closes what it cannot keep idle.
 func droppedConnsRule(f *facts) []document.Finding {
 	var dropped []int
 	replaced := map[int]bool{}
