@@ -94,6 +94,15 @@ type ExplainConn struct {
 	BytesIn  int64            `json:"bytes_in"`
 	BytesOut int64            `json:"bytes_out"`
 	Requests []ExplainRequest `json:"requests"`
+	// Library is the client library its requests named in User-Agent
+	// (boto3, aws-sdk-js, aws-sdk-go-v2, google-cloud-storage,
+	// azure-storage-blob, curl, go-net/http); "" when none: the findings'
+	// advice speaks its terms.
+	Library string `json:"library,omitempty"`
+	// Client numbers the client (its pool) that opened the connection, as
+	// the findings attribute it (from 1): connections opened while another
+	// of the same API sat idle came from another client.
+	Client int `json:"client,omitempty"`
 }
 
 // WhatIf is one scenario of the what-if model.
@@ -135,6 +144,11 @@ type ExplainRequest struct {
 	// RoundTrips by phase, this request's share (connect and tls on the
 	// first request of its connection).
 	RoundTrips map[string]float64 `json:"round_trips"`
+	// Key is the object it is about (bucket/key, container/blob), "" for a
+	// request about a bucket or none: redundant requests are found by it.
+	Key string `json:"key,omitempty"`
+	// Range is its Range header (bytes=0-1023), when it had one.
+	Range string `json:"range,omitempty"`
 }
 
 func (d *ExplainDocument) finite() Doc {
