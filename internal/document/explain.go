@@ -108,7 +108,9 @@ type ExplainConn struct {
 // WhatIf is one scenario of the what-if model.
 type WhatIf struct {
 	// ID names the scenario (stable: reuse, no-expect, parallel-N, http2,
-	// single-request-upload, rtt-Nms); Text says what changes.
+	// single-request-upload, rtt-Nms, and without-NAME for a finding
+	// explain-NAME about requests the program need not send); Text says
+	// what changes.
 	ID   string `json:"id"`
 	Text string `json:"text"`
 	// WallS is the predicted wall time of the program, SaveS the recorded

@@ -75,15 +75,27 @@ func isBucketOp(r *document.ExplainRequest) bool {
 	return false
 }
 
-// dropRequests re-times the program without the requests named: the
-// program's own time around them kept.
+// dropRequests re-times the program without the requests named. The
+// program's own time before each goes too, down to what is left after the
+// client's usual time to make a request (the median gap before a request
+// on a kept connection: the SDK building and signing it); the rest of that
+// time, the program's own work, is kept.
 func (g *graph) dropRequests(drop map[string]bool) float64 {
-	return g.retime(fix{dur: func(k int, _ float64) float64 {
-		if r := g.request(k); r != nil && drop[r.ID] {
-			return 0
-		}
-		return g.nodes[k].end - g.nodes[k].start
-	}})
+	perRequest := g.keptGap()
+	return g.retime(fix{
+		dur: func(k int, _ float64) float64 {
+			if r := g.request(k); r != nil && drop[r.ID] {
+				return 0
+			}
+			return g.nodes[k].end - g.nodes[k].start
+		},
+		gap: func(k int, d dep, _ float64) float64 {
+			if r := g.request(k); r != nil && drop[r.ID] {
+				return max(d.gap-perRequest, min(d.gap, 0))
+			}
+			return d.gap
+		},
+	})
 }
 
 // redundant makes a finding about requests (ids) the program need not
