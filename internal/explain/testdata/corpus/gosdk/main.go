@@ -52,7 +52,9 @@ func newClient(ctx context.Context) (*s3.Client, error) {
 	}), nil
 }
 
-func key(mode string, i int) string { return fmt.Sprintf("corpus-go/%s/%d/obj-%03d", mode, os.Getpid(), i) }
+func key(mode string, i int) string {
+	return fmt.Sprintf("corpus-go/%s/%d/obj-%03d", mode, os.Getpid(), i)
+}
 
 var body = bytes.Repeat([]byte("g"), 1024)
 
