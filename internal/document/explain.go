@@ -149,7 +149,8 @@ type ExplainRequest struct {
 	// Key is the object it is about (bucket/key, container/blob), "" for a
 	// request about a bucket or none: redundant requests are found by it.
 	Key string `json:"key,omitempty"`
-	// Range is its Range header (bytes=0-1023), when it had one.
+	// Range is its Range header (bytes=0-1023), or part=N for a GET of
+	// one part (partNumber), when it had one.
 	Range string `json:"range,omitempty"`
 }
 

@@ -246,18 +246,32 @@ func multiRequestUploadRule(f *facts) []document.Finding {
 		f.advice("multipart", f.connsOfRequests(ids)), len(drop), save), map[string]float64{"uploads": float64(init), "extra_requests": float64(len(drop)), "save_s": save}, nil, ids)}
 }
 
-// expectRule: Expect: 100-continue, and the requests that waited for it.
+// largeExpectBody is the body from which waiting for 100 Continue is
+// worth its round trip: a transfer manager's parts (5 to 8 MiB) take
+// many round trips to send, and the server may refuse them.
+const largeExpectBody = 1 << 20
+
+// expectRule: Expect: 100-continue, and the small uploads that waited for
+// it (large ones are what the header is for).
 func expectRule(f *facts) []document.Finding {
 	if f.e.ExpectContinue == 0 {
 		return nil
 	}
 	waited := map[string]bool{}
+	large := 0
 	for _, c := range f.e.Conns {
 		for _, r := range c.Requests {
-			if r.RoundTrips["wait100"] > 0 {
+			switch {
+			case r.RoundTrips["wait100"] <= 0:
+			case r.BytesIn >= largeExpectBody:
+				large++
+			default:
 				waited[r.ID] = true
 			}
 		}
+	}
+	if len(waited) == 0 && large > 0 {
+		return nil // the header's purpose: not sending a large body the server would refuse
 	}
 	text := fmt.Sprintf("%d requests were sent with Expect: 100-continue", f.e.ExpectContinue)
 	if len(waited) == 0 || f.rtt <= 0 {

@@ -73,3 +73,15 @@ func library(h http.Header) string {
 	}
 	return ""
 }
+
+// rangeOf is a request's Range header, or part=N for a GET of one part of
+// a multipart object (partNumber): a part of the object, not all of it.
+func rangeOf(h http.Header, rawQuery string) string {
+	if r := h.Get("Range"); r != "" {
+		return r
+	}
+	if q, err := url.ParseQuery(rawQuery); err == nil && q.Get("partNumber") != "" {
+		return "part=" + q.Get("partNumber")
+	}
+	return ""
+}

@@ -13,6 +13,7 @@
 //	verify         for each of 10 objects: PutObject, then GetObject to check it
 //	bucket-check   8 goroutines upload 24 objects, each after a HeadBucket
 //	head-reread    12 uploads; a loop HEADs and GETs each; then the loop runs again (GETs only)
+//	transfer       the transfer manager at its defaults: a 20 MiB upload and its download (clean)
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 )
@@ -170,6 +172,20 @@ func run(ctx context.Context, mode string) error {
 			}
 		}
 		return nil
+	case "transfer":
+		tm := transfermanager.New(c)
+		big := bytes.Repeat([]byte("t"), 20<<20)
+		if _, err := tm.UploadObject(ctx, &transfermanager.UploadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key(mode, 0)), Body: bytes.NewReader(big)}); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp("", "gosdk-transfer")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		_, err = tm.DownloadObject(ctx, &transfermanager.DownloadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key(mode, 0)), WriterAt: f})
+		return err
 	case "bucket-check":
 		return parallel(ctx, 24, func(ctx context.Context, i int) error {
 			if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
