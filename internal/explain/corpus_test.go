@@ -118,7 +118,7 @@ func explainProgram(t *testing.T, argv []string) *document.ExplainDocument {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	d, err := Run(ctx, Config{Lab: lab.Config{APIs: []string{"s3"}, Profile: "cross-region", RTT: &rtt}, Argv: argv,
+	d, err := Run(ctx, Config{Lab: lab.Config{APIs: []string{"s3", "gcs"}, Profile: "cross-region", RTT: &rtt}, Argv: argv,
 		Timeout: time.Minute, Stdin: strings.NewReader(""), Output: &out, Prices: analysis.DefaultPrices()})
 	if err != nil || d.Explain.ExitCode != 0 {
 		t.Fatalf("explain %v: %v (exit %v)\n%s", argv, err, d != nil && d.Explain.ExitCode != 0, out.String())

@@ -62,12 +62,12 @@ var libraries = []struct{ mark, name string }{
 
 // library names the client library a User-Agent header names ("" none).
 func library(h http.Header) string {
-	ua := h.Get("User-Agent")
+	ua := strings.ToLower(h.Get("User-Agent"))
 	if ua == "" {
 		return ""
 	}
 	for _, l := range libraries {
-		if strings.Contains(ua, l.mark) {
+		if strings.Contains(ua, strings.ToLower(l.mark)) {
 			return l.name
 		}
 	}

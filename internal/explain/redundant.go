@@ -234,8 +234,8 @@ func listPerObjectRule(f *facts) []document.Finding {
 	}, map[string]float64{"lists": float64(len(lists))}, "list-per-object", len(lists) < 4, "each listing asked for keys written since the one before (a queue polled through listings)")
 }
 
-// getAfterPutRule: a GET of an object the program had just uploaded (the
-// step before it was that object's upload): it read back what it sent.
+// getAfterPutRule: a GET of an object the program had just uploaded (all
+// it waited for was that object's upload): it read back what it sent.
 func getAfterPutRule(f *facts) []document.Finding {
 	drop := map[string]bool{}
 	for k, n := range f.g.nodes {
@@ -243,10 +243,17 @@ func getAfterPutRule(f *facts) []document.Finding {
 		if r == nil || !isRead(r, false) || !ok(r) {
 			continue
 		}
+		// Everything it waited for was that object's upload: a read-back,
+		// not a download phase after an upload phase (which waits for
+		// every upload).
+		just := len(n.deps) > 0
 		for _, d := range n.deps {
-			if p := f.g.request(d.on); p != nil && p.Key == r.Key && p.Object && isWrite(p) && ok(p) {
-				drop[r.ID] = true
+			if p := f.g.request(d.on); p == nil || p.Key != r.Key || !p.Object || !isWrite(p) || !ok(p) {
+				just = false
 			}
+		}
+		if just {
+			drop[r.ID] = true
 		}
 	}
 	if f.rtt <= 0 || len(drop) < 2 {
