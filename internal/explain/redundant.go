@@ -335,11 +335,12 @@ func tinyRangeRule(f *facts) []document.Finding {
 	worth := f.rttBytes()
 	byKey := map[string][]string{}
 	small := 0
-	var rangeBytes int64
+	var rangeBytes, nRanged int64
 	for _, t := range f.byArrival() {
 		if isRead(t.r, true) && ok(t.r) {
 			byKey[t.r.Key] = append(byKey[t.r.Key], t.r.ID)
 			rangeBytes += t.r.BytesOut
+			nRanged++
 			if float64(t.r.BytesOut) < worth/4 {
 				small++
 			}
@@ -362,7 +363,7 @@ func tinyRangeRule(f *facts) []document.Finding {
 	return f.redundant("explain-tiny-ranges", "warn", drop, func(n int, save float64) string {
 		return fmt.Sprintf("%d ranged GETs read %d objects a few bytes at a time (%s a range on average, where a round trip carries about %s): each range pays a round trip. "+
 			"One GET per object saves %d requests and about %.2f s at this RTT (what-if: the first range of each object reads it whole, the bytes' time left out).",
-			ranges, len(byKey), sizeText(rangeBytes/int64(max(small, 1))), sizeText(int64(worth)), n, save)
+			ranges, len(byKey), sizeText(rangeBytes/max(nRanged, 1)), sizeText(int64(worth)), n, save)
 	}, map[string]float64{"ranges": float64(ranges), "rtt_bytes": worth}, "range", false, "the program needs only those bytes of large objects (then the ranges are right, and parallel ones hide the round trips)")
 }
 
