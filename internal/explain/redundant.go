@@ -77,11 +77,11 @@ func isBucketOp(r *document.ExplainRequest) bool {
 
 // dropRequests re-times the program without the requests named. The
 // program's own time before each goes too, down to what is left after the
-// client's usual time to make a request (the median gap before a request
-// on a kept connection: the SDK building and signing it); the rest of that
-// time, the program's own work, is kept.
+// client's usual time to make a request (requestGap: the SDK building,
+// signing and parsing one); the rest of that time, the program's own
+// work, is kept.
 func (g *graph) dropRequests(drop map[string]bool) float64 {
-	perRequest := g.keptGap()
+	perRequest := g.requestGap()
 	return g.retime(fix{
 		dur: func(k int, _ float64) float64 {
 			if r := g.request(k); r != nil && drop[r.ID] {
@@ -450,4 +450,30 @@ func redundantRules(f *facts) []document.Finding {
 	out = append(out, tinyRangeRule(f)...)
 	out = append(out, checksumCPURule(f)...)
 	return out
+}
+
+// requestGap is the client's usual own time between a request and the
+// next: the median, over the requests that waited for another request, of
+// the gap since the one that ended last before them.
+func (g *graph) requestGap() float64 {
+	var gaps []float64
+	for _, n := range g.nodes {
+		if n.req < 0 {
+			continue
+		}
+		gap, found := 0.0, false
+		for _, d := range n.deps {
+			if g.nodes[d.on].req >= 0 && d.gap > 0 {
+				gap, found = max(gap, d.gap), true
+			}
+		}
+		if found {
+			gaps = append(gaps, gap)
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	sort.Float64s(gaps)
+	return gaps[len(gaps)/2]
 }
