@@ -280,4 +280,3 @@ func storageSpan(e *document.Explain) float64 {
 	}
 	return last - first
 }
-
