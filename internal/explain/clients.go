@@ -120,7 +120,7 @@ func (f *facts) alive(ci int, t float64) bool {
 	if c.ClosedBy == "client" {
 		closed = c.ClosedS - f.rtt/2
 	}
-	return c.OpenedS < t && closed > t+f.tol()
+	return c.OpenedS <= t && closed > t+f.tol()
 }
 
 // busy says connection ci was handshaking or had a request in flight

@@ -76,6 +76,9 @@ func Findings(e *document.Explain, in Input) []document.Finding {
 	for _, c := range e.Conns {
 		f.hs += c.HandshakeRTTs / float64(len(e.Conns))
 	}
+	for ci, k := range f.clientOf().of {
+		e.Conns[ci].Client = k + 1
+	}
 	var out []document.Finding
 	for _, r := range rules {
 		for _, fd := range r(f) {
