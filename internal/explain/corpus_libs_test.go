@@ -32,8 +32,8 @@ type corpusProgram struct {
 	mixed bool
 }
 
-// corpusPrograms are the library corpus: 24 programs, 7 that mix
-// patterns, 5 clean.
+// corpusPrograms are the library corpus: 26 programs, 7 that mix
+// patterns, 5 clean. Language "azure" is Python on a lab with Azurite.
 var corpusPrograms = []corpusProgram{
 	{"go pooled", "go", []string{"pooled"}, "", false},
 	{"go transfer manager", "go", []string{"transfer"}, "", false},
@@ -53,6 +53,8 @@ var corpusPrograms = []corpusProgram{
 	{"gcs thread pool", "python", []string{"gcs_threadpool.py"}, "", false},
 	{"gcs get_blob, twice", "python", []string{"gcs_get_blob.py"}, "explain-redundant-head explain-reread explain-sequential", true},
 	{"gcs client per object", "python", []string{"gcs_client_per_object.py"}, "explain-client-per-object", false},
+	{"azure client per object", "azure", []string{"azure_client_per_object.py"}, "explain-client-per-object explain-sequential", false},
+	{"azure exists, then download", "azure", []string{"azure_exists_download.py"}, "explain-redundant-head explain-sequential", false},
 	{"node Promise.all", "node", []string{"promise_all.cjs"}, "", false},
 	{"node client per object", "node", []string{"client_per_object.cjs"}, "explain-client-per-object explain-sequential", false},
 	{"node mixed", "node", []string{"mixed.cjs"}, "explain-client-per-object explain-sequential", true},
@@ -66,6 +68,7 @@ var corpusPrograms = []corpusProgram{
 // argv for a program, or "" for why it cannot run here.
 type corpusRunner struct {
 	gosdk, python, nodePath string
+	azurite                 bool
 }
 
 func newCorpusRunner(t *testing.T) *corpusRunner {
@@ -88,6 +91,9 @@ func newCorpusRunner(t *testing.T) *corpusRunner {
 	if _, err := os.Stat(filepath.Join(dir, "venv", "bin", "python")); err == nil {
 		r.python = filepath.Join(dir, "venv", "bin", "python")
 	}
+	if _, err := exec.LookPath("azurite-blob"); err == nil {
+		r.azurite = true
+	}
 	if _, err := os.Stat(filepath.Join(dir, "node", "node_modules", "@aws-sdk", "client-s3")); err == nil {
 		if _, err := exec.LookPath("node"); err == nil {
 			r.nodePath = filepath.Join(dir, "node", "node_modules")
@@ -100,7 +106,10 @@ func (r *corpusRunner) argv(p corpusProgram) ([]string, string) {
 	switch p.lang {
 	case "go":
 		return append([]string{r.gosdk}, p.argv...), ""
-	case "python":
+	case "python", "azure":
+		if p.lang == "azure" && !r.azurite {
+			return nil, "no azurite-blob on PATH for the lab's Azure endpoint"
+		}
 		if r.python == "" {
 			return nil, "the Python clients are not installed (scripts/clients install)"
 		}
@@ -161,7 +170,11 @@ func TestCorpusLibraries(t *testing.T) {
 			if why != "" {
 				t.Skip(why)
 			}
-			d := explainProgram(t, argv)
+			apis := []string{"s3", "gcs"}
+			if p.lang == "azure" {
+				apis = []string{"azure"}
+			}
+			d := explainOn(t, apis, argv)
 			e := &d.Explain
 			got, text := findingsOf(e)
 			if got != p.findings {
