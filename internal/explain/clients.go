@@ -138,14 +138,20 @@ func (f *facts) busy(ci int, t float64) bool {
 	return false
 }
 
-// idleSince says connection ci, not busy at t, had been idle a while
-// before: a request done at least idleMin before t (a pool returns a
-// connection a moment after the answer; a new client is made after it).
+// idleSince says connection ci, not busy at t, sat idle around t: its
+// last answer came in at least idleMin before t and its next request
+// left at least idleMin after. A pool returns a connection a moment after
+// the answer, later when the machine is loaded and the client waits for a
+// CPU, and hands it to the next request at once; a connection a pool did
+// not want stays idle.
 func (f *facts) idleSince(ci int, t float64) bool {
 	c := f.e.Conns[ci]
-	idleMin := 0.005 + 0.5*f.rtt
+	idleMin := 0.03 + 0.5*f.rtt
 	for i := len(c.Requests) - 1; i >= 0; i-- {
 		if end := c.Requests[i].DoneS + f.rtt/2; end <= t {
+			if i+1 < len(c.Requests) && c.Requests[i+1].ArrivedS-f.rtt/2 < t+idleMin {
+				return false
+			}
 			return end <= t-idleMin
 		}
 	}
