@@ -309,6 +309,9 @@ func sequentialRule(f *facts) []document.Finding {
 		}
 	}
 	save := f.e.WallS - f.g.parallel(runs, ParallelWorkers)
+	if save <= 0 {
+		return nil // the runs' requests wait for each other (the model finds nothing to overlap)
+	}
 	var cs []int
 	for ci := range conns {
 		cs = append(cs, ci)
