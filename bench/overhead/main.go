@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
@@ -61,8 +62,8 @@ func run(conc, n, rounds int) error {
 	}
 	defer l.Close()
 	openClient := func(client string, hc *http.Client) (storage.Backend, error) {
-		return providers.Open(ctx, l.Target("s3"), storage.Options{Endpoint: l.Endpoint("s3"), Region: "us-east-1",
-			Credentials: l.Credentials("s3"), HTTPClient: hc, MaxAttempts: 1, Client: client})
+		return providers.Open(ctx, labcheck.StorageTarget(l, "s3"), storage.Options{Endpoint: l.Endpoint("s3"), Region: "us-east-1",
+			Credentials: labcheck.StorageCredentials(l, "s3"), HTTPClient: hc, MaxAttempts: 1, Client: client})
 	}
 	setup, err := openClient(storage.ClientSDK, &http.Client{})
 	if err != nil {

@@ -169,7 +169,7 @@ func TestClientsCompare(t *testing.T) {
 		if e.Connections != tc.conns || e.TLSHandshakes != tc.handshake {
 			t.Errorf("%s: %d connections, %d TLS handshakes, want %d and %d\n%s", tc.name, e.Connections, e.TLSHandshakes, tc.conns, tc.handshake, connsText(rows[tc.name]))
 		}
-		// Seed 004's extra round trip: the pinned boto3 sends every
+		// The extra round trip of 100-continue: the pinned boto3 sends every
 		// PutObject with Expect: 100-continue.
 		if e.ExpectContinue != n {
 			t.Errorf("%s: %d of %d uploads sent Expect: 100-continue, want all", tc.name, e.ExpectContinue, n)
@@ -230,9 +230,9 @@ func TestClientsCompare(t *testing.T) {
 // 2-core machine under the other tests' load, and the span itself by up to
 // 0.6 s in a disturbed run (a third of a 3 s saving); each program's best
 // of 3 runs (--repeat 3: the least span, the run least disturbed) keeps the
-// spread to a few per cent (the README's table: every prediction within
+// spread to a few per cent (docs/clients.md's table: every prediction within
 // 7%; single runs under load: up to 17%). The rows are those of
-// examples/clients/compare --repeat 3 (the README's table). About 7
+// examples/clients/compare --repeat 3 (docs/clients.md's table). About 7
 // minutes on 2 cores; Azure only with azurite-blob installed.
 func TestClientsWhatIf(t *testing.T) {
 	if raceDetector {

@@ -11,7 +11,7 @@ import (
 )
 
 // StrategyRows turns results into table rows, with speed-ups against
-// sdk-default, one sentence per op and size, and seed 000's first-vs-later.
+// sdk-default, one sentence per op and size, and the first-vs-later table.
 func StrategyRows(all []*load.StrategyResult) ([]document.StrategyRow, []string, *document.FirstVsLater) {
 	var rows []document.StrategyRow
 	var summary []string

@@ -1,5 +1,5 @@
 // Package calibrate measures a real bucket once, from where a program runs,
-// into a lab profile (lab.Measured): the lab started from that profile is
+// into a lab profile (twin.Measured): the lab started from that profile is
 // the bucket's twin, on which a program can be explained offline and
 // repeatably. It measures the path (round trips from TCP connects, their
 // spread, the name lookup, TLS, HTTP/2), the server (service time per
@@ -27,9 +27,10 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/units"
@@ -71,7 +72,7 @@ type Settings struct {
 
 // Run opens the target, calibrates it with samples requests per class
 // and saves the profile (Save).
-func (s Settings) Run(ctx context.Context, open func() (*target.Env, error), samples int, progress func(string, ...any)) (*lab.Measured, error) {
+func (s Settings) Run(ctx context.Context, open func() (*target.Env, error), samples int, progress func(string, ...any)) (*twin.Measured, error) {
 	env, err := open()
 	if err != nil {
 		return nil, err
@@ -178,7 +179,7 @@ type run struct {
 // Run calibrates env's bucket. It returns the profile measured so far with
 // ctx's error when ctx ends first; the objects it wrote are deleted in
 // every case.
-func Run(ctx context.Context, env *target.Env, o Options) (*lab.Measured, error) {
+func Run(ctx context.Context, env *target.Env, o Options) (*twin.Measured, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
@@ -186,14 +187,14 @@ func Run(ctx context.Context, env *target.Env, o Options) (*lab.Measured, error)
 	start := time.Now()
 	r := &run{env: env, o: o, deadline: start.Add(o.Budget), errs: map[string]int{}}
 	defer r.cleanup()
-	m := &lab.Measured{Schema: lab.MeasuredSchema, MeasuredAt: start.UTC().Round(time.Second), From: origin(), Target: describeTarget(env)}
+	m := &twin.Measured{Schema: twin.MeasuredSchema, MeasuredAt: start.UTC().Round(time.Second), From: origin(), Target: describeTarget(env)}
 	err = r.measure(ctx, m)
 	m.DurationS = math.Round(time.Since(start).Seconds()*10) / 10
 	m.Errors = r.errorRates()
 	return m, err
 }
 
-func (r *run) measure(ctx context.Context, m *lab.Measured) error {
+func (r *run) measure(ctx context.Context, m *twin.Measured) error {
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
@@ -284,7 +285,7 @@ func (r *run) timed(ctx context.Context, op func(context.Context) error) (nettra
 
 // network opens fresh connections (a HEAD each): connect is one round
 // trip, TLS its handshake, then one HTTP/2 request says whether it is offered.
-func (r *run) network(ctx context.Context, n *lab.MeasuredNetwork) error {
+func (r *run) network(ctx context.Context, n *twin.MeasuredNetwork) error {
 	key := r.key(objKey(r.o.ServiceSizes[0]))
 	c, err := r.env.Factory(nettrace.Fresh, false, r.env.Options.Upload, 1)(ctx)
 	if err != nil {
@@ -315,14 +316,14 @@ func (r *run) network(ctx context.Context, n *lab.MeasuredNetwork) error {
 	}
 	slices.Sort(connect)
 	n.ConnectMs = quantiles(connect)
-	n.RTTms = round3(lab.Quantile(connect, 0.5))
-	iqr := lab.Quantile(connect, 0.75) - lab.Quantile(connect, 0.25)
+	n.RTTms = round3(stats.Quantile(connect, 0.5))
+	iqr := stats.Quantile(connect, 0.75) - stats.Quantile(connect, 0.25)
 	n.JitterMs = round3(min(iqr/0.586, n.RTTms))
 	slices.Sort(dns)
-	n.DNSms = round3(lab.Quantile(dns, 0.5))
+	n.DNSms = round3(stats.Quantile(dns, 0.5))
 	if len(tlsT) > 0 && n.RTTms > 0 {
 		slices.Sort(tlsT)
-		n.TLSRoundTrips = math.Round(lab.Quantile(tlsT, 0.5)/n.RTTms*10) / 10
+		n.TLSRoundTrips = math.Round(stats.Quantile(tlsT, 0.5)/n.RTTms*10) / 10
 	}
 	r.rtt = time.Duration(n.RTTms * float64(time.Millisecond))
 	// The round trip's own spread, robustly (a few slow connects are the
@@ -359,7 +360,7 @@ func (r *run) classes() []class {
 // byte less one round trip. The spread of the round trip is taken out of
 // the samples' spread (they are shrunk toward their median so that their
 // variance loses the round trip's), since the twin's wire adds it again.
-func (r *run) service(ctx context.Context, c class, stagesLeft int) (lab.ServiceClass, error) {
+func (r *run) service(ctx context.Context, c class, stagesLeft int) (twin.ServiceClass, error) {
 	end := r.stageDeadline(stagesLeft)
 	name := c.op
 	if c.op == "get" || c.op == "put" {
@@ -422,16 +423,16 @@ func (r *run) service(ctx context.Context, c class, stagesLeft int) (lab.Service
 	}
 	wg.Wait()
 	if err := cmp.Or(ctx.Err(), firstEr); err != nil {
-		return lab.ServiceClass{}, err
+		return twin.ServiceClass{}, err
 	}
 	if len(waits) < 3 {
-		return lab.ServiceClass{}, fmt.Errorf("calibrate: service time of %s: only %d requests succeeded on a warm connection", name, len(waits))
+		return twin.ServiceClass{}, fmt.Errorf("calibrate: service time of %s: only %d requests succeeded on a warm connection", name, len(waits))
 	}
-	pct := lab.Percentiles101(shrink(waits, r.rttVar))
+	pct := stats.Percentiles101(shrink(waits, r.rttVar))
 	for i := range pct {
 		pct[i] = round3(max(pct[i], 0))
 	}
-	return lab.ServiceClass{Op: c.op, SizeBytes: c.size, Count: len(waits), P50ms: pct[50], P99ms: pct[99], PercentilesMs: pct}, nil
+	return twin.ServiceClass{Op: c.op, SizeBytes: c.size, Count: len(waits), P50ms: pct[50], P99ms: pct[99], PercentilesMs: pct}, nil
 }
 
 // op is the i-th request of worker w in class c. A delete removes an
@@ -462,14 +463,14 @@ func (r *run) op(ctx context.Context, b storage.Backend, c class, w, i int) (fun
 
 // throughput GETs each size on one warm connection: the median rate of
 // the whole request by size, and the plateau (see plateauRate).
-func (r *run) throughput(ctx context.Context, stagesLeft int) ([]lab.ThroughputPoint, float64, error) {
+func (r *run) throughput(ctx context.Context, stagesLeft int) ([]twin.ThroughputPoint, float64, error) {
 	c, err := r.env.Factory(nettrace.Pooled, false, r.env.Options.Upload, 1)(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer c.Close()
 	end := r.stageDeadline(stagesLeft)
-	var points []lab.ThroughputPoint
+	var points []twin.ThroughputPoint
 	fastest := make([]float64, len(r.o.Sizes))
 	for i, size := range r.o.Sizes {
 		r.o.Progress("calibrate: one stream's throughput by size %d/%d", i, len(r.o.Sizes))
@@ -490,8 +491,8 @@ func (r *run) throughput(ctx context.Context, stagesLeft int) ([]lab.ThroughputP
 		}
 		slices.Sort(totals)
 		slices.Sort(recvs)
-		t := lab.Quantile(totals, 0.5)
-		points = append(points, lab.ThroughputPoint{SizeBytes: size, TotalMs: round3(t), MBps: round3(float64(size) / 1e3 / t)})
+		t := stats.Quantile(totals, 0.5)
+		points = append(points, twin.ThroughputPoint{SizeBytes: size, TotalMs: round3(t), MBps: round3(float64(size) / 1e3 / t)})
 		fastest[i] = recvs[0]
 	}
 	return points, round3(plateauRate(r.o.Sizes, fastest)), nil
@@ -523,8 +524,8 @@ func plateauRate(sizes []int64, fastestMs []float64) float64 {
 	return marginal
 }
 
-func (r *run) errorRates() lab.ErrorRates {
-	e := lab.ErrorRates{Requests: r.requests}
+func (r *run) errorRates() twin.ErrorRates {
+	e := twin.ErrorRates{Requests: r.requests}
 	if r.requests == 0 {
 		return e
 	}
@@ -553,7 +554,7 @@ func shrink(values []float64, noise float64) []float64 {
 	}
 	k := math.Sqrt(max(0, 1-noise/v))
 	sorted := slices.Sorted(slices.Values(values))
-	med := lab.Quantile(sorted, 0.5)
+	med := stats.Quantile(sorted, 0.5)
 	out := make([]float64, len(values))
 	for i, x := range values {
 		out[i] = med + k*(x-med)
@@ -576,9 +577,9 @@ func variance(xs []float64) float64 {
 	return sq / float64(len(xs)-1)
 }
 
-func quantiles(sorted []float64) lab.Quantiles {
-	q := func(p float64) float64 { return round3(lab.Quantile(sorted, p)) }
-	return lab.Quantiles{P5: q(0.05), P50: q(0.5), P95: q(0.95), P99: q(0.99)}
+func quantiles(sorted []float64) twin.Quantiles {
+	q := func(p float64) float64 { return round3(stats.Quantile(sorted, p)) }
+	return twin.Quantiles{P5: q(0.05), P50: q(0.5), P95: q(0.95), P99: q(0.99)}
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -590,9 +591,9 @@ func tlsVersion(v string) string {
 	return strings.TrimLeft(strings.TrimPrefix(strings.ToUpper(v), "TLS"), "Vv ")
 }
 
-func describeTarget(env *target.Env) lab.MeasuredTarget {
+func describeTarget(env *target.Env) twin.MeasuredTarget {
 	api := map[string]string{"s3": "s3", "gs": "gcs", "az": "azure"}[env.Target.Scheme]
-	t := lab.MeasuredTarget{URL: env.Target.String(), Endpoint: env.Endpoint, API: api, Region: env.Options.Region}
+	t := twin.MeasuredTarget{URL: env.Target.String(), Endpoint: env.Endpoint, API: api, Region: env.Options.Region}
 	if u, err := url.Parse(env.Endpoint); err == nil {
 		t.Peer = u.Hostname()
 	}
@@ -601,8 +602,8 @@ func describeTarget(env *target.Env) lab.MeasuredTarget {
 
 // origin is where this process runs: the host, and the platform and region
 // when the environment names them (never a credential).
-func origin() lab.Origin {
-	o := lab.Origin{OS: runtime.GOOS + "/" + runtime.GOARCH, Version: document.Version()}
+func origin() twin.Origin {
+	o := twin.Origin{OS: runtime.GOOS + "/" + runtime.GOARCH, Version: document.Version()}
 	o.Host, _ = os.Hostname()
 	region := cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("GOOGLE_CLOUD_REGION"), os.Getenv("CLOUD_RUN_REGION"))
 	switch {

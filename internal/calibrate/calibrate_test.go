@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/twin"
 )
 
 func TestShrink(t *testing.T) {
@@ -36,14 +36,14 @@ func TestTLSVersion(t *testing.T) {
 	}
 }
 
-func profile(rtt, get50 float64) *lab.Measured {
+func profile(rtt, get50 float64) *twin.Measured {
 	pct := make([]float64, 101)
 	for i := range pct {
 		pct[i] = get50 + float64(i-50)/10
 	}
-	return &lab.Measured{Schema: lab.MeasuredSchema, Network: lab.MeasuredNetwork{RTTms: rtt, PlateauMBps: 50},
-		Service:    []lab.ServiceClass{{Op: "get", SizeBytes: 1024, Count: 10, P50ms: get50, P99ms: pct[99], PercentilesMs: pct}},
-		Throughput: []lab.ThroughputPoint{{SizeBytes: 1 << 20, MBps: 20}}}
+	return &twin.Measured{Schema: twin.MeasuredSchema, Network: twin.MeasuredNetwork{RTTms: rtt, PlateauMBps: 50},
+		Service:    []twin.ServiceClass{{Op: "get", SizeBytes: 1024, Count: 10, P50ms: get50, P99ms: pct[99], PercentilesMs: pct}},
+		Throughput: []twin.ThroughputPoint{{SizeBytes: 1 << 20, MBps: 20}}}
 }
 
 func TestCompare(t *testing.T) {
@@ -122,9 +122,9 @@ func TestSamplesOf(t *testing.T) {
 		counts []int
 		want   int
 	}{{nil, 0}, {[]int{50, 48}, 50}, {[]int{400}, 400}, {[]int{3}, 0}} {
-		m := &lab.Measured{}
+		m := &twin.Measured{}
 		for _, n := range c.counts {
-			m.Service = append(m.Service, lab.ServiceClass{Count: n})
+			m.Service = append(m.Service, twin.ServiceClass{Count: n})
 		}
 		if got := samplesOf(m); got != c.want {
 			t.Errorf("counts %v: %d, want %d", c.counts, got, c.want)

@@ -14,22 +14,15 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/units"
 )
 
-// Row is one quantity of two profiles side by side: A and B in Unit, and
-// whether B is within tolerance of A (lab check: A the profile, B the lab).
-type Row struct {
-	Quantity string  `json:"quantity"`
-	Unit     string  `json:"unit"`
-	A        float64 `json:"a"`
-	B        float64 `json:"b"`
-	// Tolerance is the allowed difference, in Unit (0: not checked).
-	Tolerance float64 `json:"tolerance,omitempty"`
-	Pass      bool    `json:"pass"`
-}
+// Row is one quantity of two profiles side by side (document.ProfileRow,
+// the comparison's wire type).
+type Row = document.ProfileRow
 
 // Tolerances of Compare: relative, plus an absolute slack for times near zero.
 type Tolerances struct {
@@ -46,7 +39,7 @@ var DefaultTolerances = Tolerances{Time: 0.10, Rate: 0.15, SlackMs: 1}
 // service time alone, one stream's rate by size, and the time of a warm
 // small GET as a workload's verdict. The service time alone is not
 // checked: a lab's own time per connect moves it between the two.
-func Compare(a, b *lab.Measured, tol Tolerances) []Row {
+func Compare(a, b *twin.Measured, tol Tolerances) []Row {
 	var rows []Row
 	add := func(q, unit string, x, y, rel, slack float64) {
 		t := 0.0
@@ -97,7 +90,7 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-func findClass(m *lab.Measured, op string, size int64) *lab.ServiceClass {
+func findClass(m *twin.Measured, op string, size int64) *twin.ServiceClass {
 	for i := range m.Service {
 		if c := &m.Service[i]; c.Op == op && c.SizeBytes == size {
 			return c
@@ -106,8 +99,8 @@ func findClass(m *lab.Measured, op string, size int64) *lab.ServiceClass {
 	return nil
 }
 
-func smallGet(m *lab.Measured) float64 {
-	var best *lab.ServiceClass
+func smallGet(m *twin.Measured) float64 {
+	var best *twin.ServiceClass
 	for i := range m.Service {
 		if c := &m.Service[i]; c.Op == "get" && (best == nil || c.SizeBytes < best.SizeBytes) {
 			best = c
@@ -134,7 +127,7 @@ func Failed(rows []Row) int {
 // lab.Settings.Config), calibrates it as it would a bucket, with m's own
 // sizes and sample counts, and compares the two: lab check --profile.
 // link is told the lab's link once it runs.
-func CheckTwin(ctx context.Context, cfg lab.Config, m *lab.Measured, o Options) (twin *lab.Measured, rows []Row, err error) {
+func CheckTwin(ctx context.Context, cfg lab.Config, m *twin.Measured, o Options) (twin *twin.Measured, rows []Row, err error) {
 	api := m.Target.API
 	if api != "gcs" {
 		api = "s3"
@@ -166,7 +159,7 @@ func CheckTwin(ctx context.Context, cfg lab.Config, m *lab.Measured, o Options) 
 // (s3://bucket/path/profile.json, gs://…) reached as env's target is, so
 // that a probe in a function or job leaves its profile where its owner
 // can fetch it.
-func Save(ctx context.Context, env *target.Env, m *lab.Measured, dest string) error {
+func Save(ctx context.Context, env *target.Env, m *twin.Measured, dest string) error {
 	if !strings.Contains(dest, "://") {
 		return m.Save(dest)
 	}
@@ -196,7 +189,7 @@ func CheckProfile(ctx context.Context, s lab.Settings, progress func(string, ...
 	if err != nil {
 		return nil, err
 	}
-	m, err := lab.LoadMeasured(s.ProfileFile)
+	m, err := twin.LoadMeasured(s.ProfileFile)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +203,7 @@ func CheckProfile(ctx context.Context, s lab.Settings, progress func(string, ...
 // samplesOf is the requests per class the profile was measured with, for
 // its twin to be measured alike (a p99 of 40 requests is not one of 400);
 // 0 (the default) when it does not say.
-func samplesOf(m *lab.Measured) int {
+func samplesOf(m *twin.Measured) int {
 	n := 0
 	for _, c := range m.Service {
 		n = max(n, c.Count)
@@ -236,11 +229,11 @@ func ComparePair(args []string) (rows []Row, ok bool, err error) {
 			return nil, false, nil
 		}
 	}
-	a, err := lab.LoadMeasured(args[0])
+	a, err := twin.LoadMeasured(args[0])
 	if err != nil {
 		return nil, true, err
 	}
-	b, err := lab.LoadMeasured(args[1])
+	b, err := twin.LoadMeasured(args[1])
 	if err != nil {
 		return nil, true, err
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/stats"
@@ -100,7 +102,7 @@ func TestTwinEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bucket := storagetest.RandomBucket()
-	up, err := lab.ParseUpstream(endpoint + "/" + bucket)
+	up, err := server.ParseUpstream(endpoint + "/" + bucket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func TestTwinEndToEnd(t *testing.T) {
 		slices.Sort(a)
 		slices.Sort(b)
 		for _, q := range []float64{0.5, 0.99} {
-			x, y := lab.Quantile(a, q), lab.Quantile(b, q)
+			x, y := stats.Quantile(a, q), stats.Quantile(b, q)
 			self := relDiff(quantile(a1, q), quantile(a2, q)) / math.Sqrt2
 			t.Logf("%-6s TTFB p%-2.0f target %6.2f ms  twin %6.2f ms  (%+5.1f%%; the target against itself %.1f%%, the profile %.2f ms)",
 				op, q*100, x, y, (y/x-1)*100, self*100, quantile(drawn, q))
@@ -205,7 +207,7 @@ func TestTwinEndToEnd(t *testing.T) {
 
 // warmDraws is a profile's warm first byte for op (round trip plus
 // service time), as 2000 evenly spaced draws from its percentiles.
-func warmDraws(m *lab.Measured, op string) []float64 {
+func warmDraws(m *twin.Measured, op string) []float64 {
 	var pct []float64
 	for _, c := range m.Service {
 		if c.Op == op {
@@ -215,13 +217,13 @@ func warmDraws(m *lab.Measured, op string) []float64 {
 	}
 	out := make([]float64, 2000)
 	for i := range out {
-		out[i] = m.Network.RTTms + lab.DrawPercentile(pct, (float64(i)+0.5)/float64(len(out)))
+		out[i] = m.Network.RTTms + stats.DrawPercentile(pct, (float64(i)+0.5)/float64(len(out)))
 	}
 	return out
 }
 
 // rate is a profile's one-stream GET rate at size.
-func rate(m *lab.Measured, size int64) float64 {
+func rate(m *twin.Measured, size int64) float64 {
 	for _, p := range m.Throughput {
 		if p.SizeBytes == size {
 			return p.MBps
@@ -363,7 +365,7 @@ func workload(ctx context.Context, t *testing.T, envs []*target.Env, n int) ([]m
 		}
 		for e := range envs {
 			slices.Sort(rates[e])
-			tp[e][size] = lab.Quantile(rates[e], 0.5)
+			tp[e][size] = stats.Quantile(rates[e], 0.5)
 		}
 	}
 	return ttfb, tp
@@ -384,7 +386,7 @@ func halves(xs []float64) (even, odd []float64) {
 }
 
 func quantile(xs []float64, q float64) float64 {
-	return lab.Quantile(slices.Sorted(slices.Values(xs)), q)
+	return stats.Quantile(slices.Sorted(slices.Values(xs)), q)
 }
 
 func relDiff(x, y float64) float64 { return math.Abs(y/x - 1) }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/twin"
 )
 
 // TestCalibrateFlow is the whole flow on the lab, end to end
@@ -35,7 +35,7 @@ func TestCalibrateFlow(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
 		}
 	}
-	m, err := lab.LoadMeasured(far)
+	m, err := twin.LoadMeasured(far)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestCalibrateSizes(t *testing.T) {
 	if code, out, errOut := runCLI(t, ctx, args...); code != 0 {
 		t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
 	}
-	m, err := lab.LoadMeasured(file)
+	m, err := twin.LoadMeasured(file)
 	if err != nil {
 		t.Fatal(err)
 	}

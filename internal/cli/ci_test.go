@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestCIGate runs the README's CI job on the lab: a baseline run stored
+// TestCIGate runs the CI job of docs/ci.md on the lab: a baseline run stored
 // with its label, a candidate alike that passes its thresholds and the
 // comparison, and a candidate on a network twice as far that fails both:
 // a p50 limit of 1.5 round trips of the baseline's network, and compare

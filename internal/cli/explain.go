@@ -12,14 +12,8 @@ import (
 
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/threshold"
-)
-
-// Exit statuses of explain beyond the program's own (see explain.Failed).
-const (
-	ExitNothingExplained = explain.ExitNothingExplained
-	ExitTimeout          = explain.ExitTimeout
 )
 
 type explainFlags struct {
@@ -49,7 +43,7 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.lab.register(fl, false)
-	fl.StringVar(&f.lab.Network, "network", lab.NetworkAuto, lab.NetworkHelp)
+	(&f.lab).registerNetwork(fl, lab.NetworkHelp)
 	fl.StringSliceVar(&f.apis, "apis", []string{"s3", "gcs", "azure"}, "endpoints to serve: s3, gcs, azure (azure only when azurite-blob is on PATH; it takes seconds to start)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the objbench/v1 document (an explain body) instead of the text")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "stop the program (and its process group) after this long: exit 124; 0 for no limit")
@@ -74,20 +68,20 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	}
 	d, err := explain.Execute(ctx, explain.Command{Lab: labCfg, APIs: f.apis, Argv: argv, Timeout: f.timeout,
 		ProgramOutput: f.output, Prices: f.prices, Labels: labels, Stdin: os.Stdin, Stderr: stderr})
-	if msg, status, ok := explain.Failed(err); ok {
+	if msg, status, ok := explainFailed(err); ok {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 		return exitStatus{status}
 	} else if d == nil {
 		return fmt.Errorf("explain: %w", err)
 	}
 	runErr, thErr := err, f.th.Apply(stderr, d)
-	if werr := report.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
+	if werr := terminal.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
 		return werr
 	}
 	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
 		return serr
 	}
-	msg, status, err := explain.Ended(d, argv, runErr)
+	msg, status, err := explainEnded(d, argv, runErr)
 	if msg != "" {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 	}

@@ -3,12 +3,14 @@ package cli
 import (
 	"io"
 	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 )
 
 // TestHelpFiles: every help file is a command's, whose long help and
@@ -40,7 +42,7 @@ func TestHelpFiles(t *testing.T) {
 			continue
 		}
 		long, ex := helpParts(name)
-		long = strings.Replace(long, "{{profiles}}", report.ProfileList(), 1) // lab's
+		long = strings.Replace(long, "{{profiles}}", terminal.ProfileList(labProfiles()), 1) // lab's
 		if c.Long != long || c.Example != ex || long == "" {
 			t.Errorf("%s: the command's help is not the file's", n)
 		}
@@ -53,4 +55,26 @@ func TestHelpFiles(t *testing.T) {
 			t.Errorf("%s has no long help", name)
 		}
 	}
+}
+
+// TestHelpSpeaksToUsers: no help text or flag usage names the project's
+// internal history ("seed 000's probe", "(seed 002)"): words a user has
+// no way to know. Each says what the command does instead.
+func TestHelpSpeaksToUsers(t *testing.T) {
+	t.Parallel()
+	internal := regexp.MustCompile(`(?i)\bseeds? ?\d{3}\b`)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		texts := []string{c.Short, c.Long, c.Example}
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { texts = append(texts, f.Usage) })
+		for _, s := range texts {
+			if m := internal.FindString(s); m != "" {
+				t.Errorf("%s: help says %q", c.CommandPath(), m)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(io.Discard, io.Discard))
 }

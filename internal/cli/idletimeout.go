@@ -11,7 +11,8 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 type idleFlags struct {
@@ -39,15 +40,14 @@ func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.max, "max", 120*time.Second, "longest idle time probed")
 	fl.IntVar(&f.perRound, "probes", 8, "probes per round, run at once")
 	fl.IntVar(&f.rounds, "rounds", 3, "rounds at most")
-	fl.BoolVar(&f.out.jsonOut, "json", false, "print the result and every probe as JSON")
-	fl.BoolVarP(&f.out.quiet, "quiet", "q", false, "no progress line")
+	f.out.register(fl, "print the result and every probe as JSON", "no progress line")
 	return cmd
 }
 
 func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	search := &load.IdleSearch{Min: f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds}
 	if err := search.Check(); err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, document.NewRunID())
 	if err != nil {
@@ -64,7 +64,9 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	if err != nil && len(res.Probes) == 0 {
 		return err
 	}
-	if werr := report.WriteIdle(stdout, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res); werr != nil {
+	if werr := f.out.write(stdout, func(w io.Writer) error {
+		return terminal.WriteIdle(w, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res)
+	}); werr != nil {
 		return werr
 	}
 	return err

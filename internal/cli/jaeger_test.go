@@ -96,7 +96,7 @@ func randomLabel() string {
 	return hex.EncodeToString(b)
 }
 
-// checkProbeTrace checks the shape seed 000 built by hand: a round span,
+// checkProbeTrace checks the trace's shape: a round span,
 // a GET span per request with the connection facts, and under the first
 // GET a span per phase of a new connection (wantFirst).
 func checkProbeTrace(t *testing.T, spans []jaegerSpan, count int, wantFirst []string, tlsVersion string) {

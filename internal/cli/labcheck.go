@@ -9,14 +9,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/calibrate"
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/labcheck"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/storage/providers"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	var lf labFlags
-	var jsonOut bool
+	var out outFlags
 	var samples int
 	cmd := &cobra.Command{
 		Use:     "check [PROFILE]",
@@ -26,40 +29,44 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args:    atMostOneProfile("lab check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if samples <= 0 {
-				return usagef("--samples must be positive")
+				return usage.Errorf("--samples must be positive")
 			}
-			return runLabCheck(cmd.Context(), &lf, targetArg(args), samples, jsonOut, stdout, stderr)
+			return runLabCheck(cmd.Context(), &lf, targetArg(args), samples, &out, stdout, stderr)
 		},
 	}
 	lf.register(cmd.Flags(), false)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, `print the objbench/v1 document: {"schema", "lab_check": [each TLS mode with its rows], "pass"} (with --profile, a profile_comparison)`)
+	out.register(cmd.Flags(), `print the objbench/v1 document: {"schema", "lab_check": [each TLS mode with its rows], "pass"} (with --profile, a profile_comparison)`, "no progress line")
 	cmd.Flags().IntVar(&samples, "samples", 5, "requests per case; the median is compared")
 	return cmd
 }
 
-func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int, jsonOut bool, stdout, stderr io.Writer) error {
+func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int, out *outFlags, stdout, stderr io.Writer) error {
 	if _, err := lf.config(nil, profile); err != nil {
 		return err
 	}
 	if lf.ProfileFile != "" { // the twin calibrated as a bucket, against its profile
-		status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+		status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
 		rows, err := calibrate.CheckProfile(ctx, lab.Settings(*lf), status.Printf)
 		if status.Clear(); rows != nil {
-			err = cmp.Or(report.WriteProfileRows(stdout, lf.ProfileFile, "this lab", rows, true, jsonOut), err)
+			err = cmp.Or(out.write(stdout, func(w io.Writer) error {
+				return terminal.WriteProfileRows(w, lf.ProfileFile, "this lab", rows, true, out.jsonOut)
+			}), err)
 		}
 		return err
 	}
-	var results []report.LabCheckMode
-	failed, err := lab.Settings(*lf).CheckModes(ctx, profile, lab.CheckOptions{Samples: samples, Open: providers.Open}, func() {
+	var results []document.LabCheckMode
+	failed, err := labcheck.Modes(ctx, lab.Settings(*lf), profile, labcheck.Options{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
-	}, func(l *lab.Lab, mode string, rows []lab.CheckRow) {
-		results = append(results, report.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
+	}, func(l *lab.Lab, mode string, rows []document.CheckRow) {
+		results = append(results, document.LabCheckMode{TLS: mode, Link: terminal.DescribeLink(labView(l)), Rows: rows})
 	})
 	if err != nil {
 		return err
 	}
-	if err := report.WriteLabCheckResult(stdout, results, failed, jsonOut); err != nil {
+	if err := out.write(stdout, func(w io.Writer) error {
+		return terminal.WriteLabCheckResult(w, results, failed, out.jsonOut)
+	}); err != nil {
 		return err
 	}
-	return report.LabCheckError(results, failed)
+	return terminal.LabCheckError(results, failed)
 }

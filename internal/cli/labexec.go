@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // exitStatus passes a child's exit status through as objbench's own; the
@@ -36,7 +37,7 @@ func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	lf.register(cmd.Flags(), false)
-	cmd.Flags().StringVar(&lf.Network, "network", lab.NetworkAuto, lab.NetworkHelp)
+	lf.registerNetwork(cmd.Flags(), lab.NetworkHelp)
 	return cmd
 }
 
@@ -45,10 +46,10 @@ func profileThenCommand(name, example string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		dash := cmd.ArgsLenAtDash()
 		if dash < 0 || dash == len(args) {
-			return usagef("%s needs a command after --, e.g. %s", name, example)
+			return usage.Errorf("%s needs a command after --, e.g. %s", name, example)
 		}
 		if dash > 1 {
-			return usagef("%s takes at most one PROFILE before --, got %q", name, strings.Join(args[:dash], " "))
+			return usage.Errorf("%s takes at most one PROFILE before --, got %q", name, strings.Join(args[:dash], " "))
 		}
 		return nil
 	}

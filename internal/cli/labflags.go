@@ -3,19 +3,63 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // labFlags configure the embedded lab, for `run` on the lab and for `lab`.
 type labFlags lab.Settings
 
+// labFlagMark is the annotation that marks a flag as the lab's: a command
+// that reaches a real bucket refuses every flag so marked (refuseLabFlags),
+// so a new lab flag is refused there as soon as it is registered here.
+const labFlagMark = "objbench/lab"
+
+// markLab marks the flag named name as the lab's (see labFlagMark).
+func markLab(fs *pflag.FlagSet, name string) {
+	if err := fs.SetAnnotation(name, labFlagMark, []string{"true"}); err != nil {
+		panic(err) // a flag registered a line above: a programming error
+	}
+}
+
+// isLabFlag says whether f carries the lab's mark.
+func isLabFlag(f *pflag.Flag) bool { _, ok := f.Annotations[labFlagMark]; return ok }
+
+// refuseLabFlags is the usage error for the lab's flags given with raw, a
+// real target (nil when none was given): they would be ignored.
+func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
+	var given []string
+	sorted := fs.SortFlags
+	fs.SortFlags = false // in the order the user gave them
+	defer func() { fs.SortFlags = sorted }()
+	fs.Visit(func(f *pflag.Flag) {
+		if isLabFlag(f) {
+			given = append(given, "--"+f.Name)
+		}
+	})
+	if len(given) == 0 {
+		return nil
+	}
+	return usage.Errorf("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(given, ", "), raw)
+}
+
+// register adds the lab's flags to fs, each marked as the lab's; withAPI
+// adds --network and --lab-api (commands that also reach a bucket).
 func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	defer fs.VisitAll(func(f *pflag.Flag) {
+		if !before[f.Name] {
+			markLab(fs, f.Name)
+		}
+	})
 	if withAPI {
-		fs.StringVar(&lf.Network, "network", lab.NetworkAuto, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root), or auto: netns behind a --bandwidth cap or with --loss where namespaces work (the user-space stacks lose time there), else netstack")
+		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root), or auto: netns behind a --bandwidth cap or with --loss where namespaces work (the user-space stacks lose time there), else netstack")
 		fs.StringVar(&lf.API, "lab-api", "s3", "lab: which embedded endpoint to measure: s3, gcs or azure (azure needs azurite-blob on PATH)")
 	}
 	fs.BoolVar(&lf.TLS, "tls", false, "lab: serve HTTPS from an in-memory CA (HTTP/2 offered); the default on every profile but local")
@@ -43,10 +87,16 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.Lookup("jitter").DefValue = "0s"
 }
 
+// registerNetwork adds --network, marked as the lab's, with usage.
+func (lf *labFlags) registerNetwork(fs *pflag.FlagSet, usage string) {
+	fs.StringVar(&lf.Network, "network", lab.NetworkAuto, usage)
+	markLab(fs, "network")
+}
+
 // config validates the flags into a lab configuration (usage errors).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg, err := lab.Settings(*lf).Config(apis, profile)
-	return cfg, asUsage(err)
+	return cfg, usage.Wrap(err)
 }
 
 // startAll starts a lab serving every API it can (see lab.StartAll).

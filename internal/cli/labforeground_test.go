@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
 )
@@ -114,10 +114,10 @@ func TestLabProfileForeground(t *testing.T) {
 	for i := range pct {
 		pct[i] = 30
 	}
-	m := &lab.Measured{Schema: lab.MeasuredSchema, MeasuredAt: time.Now().UTC().Round(time.Second),
-		Target:  lab.MeasuredTarget{URL: "s3://somebucket", API: "s3"},
-		Network: lab.MeasuredNetwork{RTTms: 10, TLS: true, TLSVersion: "1.3", HTTP2: true},
-		Service: []lab.ServiceClass{{Op: "get", SizeBytes: 1024, Count: 40, P50ms: 30, P99ms: 30, PercentilesMs: pct}}}
+	m := &twin.Measured{Schema: twin.MeasuredSchema, MeasuredAt: time.Now().UTC().Round(time.Second),
+		Target:  twin.MeasuredTarget{URL: "s3://somebucket", API: "s3"},
+		Network: twin.MeasuredNetwork{RTTms: 10, TLS: true, TLSVersion: "1.3", HTTP2: true},
+		Service: []twin.ServiceClass{{Op: "get", SizeBytes: 1024, Count: 40, P50ms: 30, P99ms: 30, PercentilesMs: pct}}}
 	file := filepath.Join(t.TempDir(), "twin.json")
 	if err := m.Save(file); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/objbench/objbench/internal/merge"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // mergeFlags are the flags of `objbench merge`.
@@ -33,7 +34,7 @@ func newMergeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Example: examples("merge"),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("merge needs the --results-to URL, a directory or shard documents")
+				return usage.Errorf("merge needs the --results-to URL, a directory or shard documents")
 			}
 			return nil
 		},
@@ -54,7 +55,7 @@ func newMergeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 
 func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, stdout, stderr io.Writer) error {
 	if f.expect < 0 {
-		return usagef("--expect must be a positive shard count, got %d", f.expect)
+		return usage.Errorf("--expect must be a positive shard count, got %d", f.expect)
 	}
 	labels, err := f.saveFlags.check()
 	if err != nil {
@@ -65,7 +66,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 		return err
 	}
 	open := func(ctx context.Context, t storage.Target) (storage.Backend, error) {
-		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}})
+		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}, Log: verboseLog(ctx)})
 	}
 	merge.LimitMemory(os.Getenv)
 	mg := merge.NewMerger(f.expect)

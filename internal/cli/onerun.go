@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // oneRunCmd is a command of one saved RUN, run with the results database
@@ -17,7 +18,7 @@ func oneRunCmd(use, short string, run func(ctx context.Context, st *results.Stor
 		Use: use, Short: short, Long: longHelp(name), Example: examples(name),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("%s takes one RUN (an ID or a unique prefix from 'objbench runs')", strings.Fields(use)[0])
+				return usage.Errorf("%s takes one RUN (an ID or a unique prefix from 'objbench runs')", strings.Fields(use)[0])
 			}
 			return nil
 		},

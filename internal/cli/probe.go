@@ -15,12 +15,14 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/html"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // probeFlags are shared by probe and serve.
@@ -55,7 +57,7 @@ func (pf *probeFlags) register(fl *pflag.FlagSet) {
 // options are the round options the flags give.
 func (pf *probeFlags) options() (probe.Options, error) {
 	o, err := pf.Settings.Options(pf.Timeout)
-	return o, asUsage(err)
+	return o, usage.Wrap(err)
 }
 
 // prober is a probe.Prober with the telemetry the command line asked for.
@@ -75,7 +77,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 	}
 	strategy, err := nettrace.ParseStrategy(pf.conn)
 	if err != nil {
-		return nil, usagef("--conn: %w", err)
+		return nil, usage.Errorf("--conn: %w", err)
 	}
 	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
 	if !pf.noSave {
@@ -87,7 +89,7 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 		}
 	}()
 	if p.tel, err = telemetry.Attach(ctx, p.Prober, telemetry.OTLPEndpoint(pf.otlp), document.Version(), withMetrics); err != nil {
-		return nil, usageError{err}
+		return nil, usage.Wrap(err)
 	}
 	tf := pf.targetFlags
 	tf.Persistent = true
@@ -107,22 +109,22 @@ func (p *prober) Close(ctx context.Context) {
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	var pf probeFlags
 	var vf viewFlags
-	var jsonOut bool
+	var out outFlags
 	var sf shardFlags
 	th := threshold.NewSet(threshold.Run)
 	cmd := &cobra.Command{
 		Use:     "probe [TARGET...]",
-		Short:   "One round of seed 000's probe: 50 GETs of a small pool, phase by phase",
+		Short:   "One round of 50 GETs of a small pool, phase by phase, from where it runs",
 		Long:    longHelp("probe"),
 		Example: examples("probe"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if pf.cal.Save != "" {
-				return runCalibrate(ctx, args, &pf, cmd.Flags(), stdout, stderr)
+				return runCalibrate(ctx, args, &pf, &out, cmd.Flags(), stdout, stderr)
 			}
 			for _, f := range []string{"budget", "idle", "service-sizes", "stream-sizes"} {
 				if cmd.Flags().Changed(f) {
-					return usagef("--%s is a calibration setting: it needs --save-profile FILE", f)
+					return usage.Errorf("--%s is a calibration setting: it needs --save-profile FILE", f)
 				}
 			}
 			o, err := sf.probeOptions(&pf)
@@ -143,10 +145,10 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 				analysis.Annotate(d, prices)
 			}
 			thErr := th.Apply(stderr, document.Docs(docs)...)
-			if err := report.WriteProbes(stdout, docs, jsonOut, vf.detail); err != nil {
+			if err := out.write(stdout, func(w io.Writer) error { return terminal.WriteProbes(w, docs, out.jsonOut, vf.detail) }); err != nil {
 				return err
 			}
-			if err := report.WriteProbesPage(pf.report, docs); err != nil {
+			if err := html.WriteProbesPage(pf.report, docs); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {
@@ -162,7 +164,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	vf.register(cmd.Flags(), true)
 	sf.registerPlace(cmd.Flags())
 	cmd.Flags().Var(th, "threshold", threshold.Usage)
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the objbench/v1 document (several targets: {\"probes\": [...]})")
+	out.register(cmd.Flags(), "print the objbench/v1 document (several targets: {\"probes\": [...]})", "no progress line")
 	cmd.Flags().StringVar(&pf.cal.Save, "save-profile", "", "calibrate instead: measure the TARGET's path and server into a lab profile, written to FILE or an object URL (see the calibration section above)")
 	cmd.Flags().DurationVar(&pf.cal.Budget, "budget", 100*time.Second, "--save-profile: bound on the whole calibration")
 	cmd.Flags().BoolVar(&pf.cal.Idle, "idle", false, "--save-profile: also find the idle keep-alive timeout (as idle-timeout; up to 2 minutes more)")
@@ -172,23 +174,23 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 }
 
 // runCalibrate is probe --save-profile: one TARGET into a lab profile.
-func runCalibrate(ctx context.Context, args []string, pf *probeFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
+func runCalibrate(ctx context.Context, args []string, pf *probeFlags, out *outFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	if len(args) > 1 {
-		return usagef("--save-profile calibrates one TARGET, got %d", len(args))
+		return usage.Errorf("--save-profile calibrates one TARGET, got %d", len(args))
 	}
 	var err error
 	if pf.cal.ServiceSizes, err = calibrate.ParseSizes("--service-sizes", pf.serviceSizes); err != nil {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
 	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
-		return usagef("%v", err)
+		return usage.Errorf("%v", err)
 	}
-	status := report.NewStatusLine(stderr, report.IsTerminal(stderr))
+	status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
 		return openTarget(ctx, targetArg(args), &pf.targetFlags, fs, labDefaults{}, document.NewRunID())
 	}, pf.Count, status.Printf)
 	if status.Clear(); err != nil {
 		return err
 	}
-	return report.WriteMeasured(stdout, m, pf.cal.Save)
+	return out.write(stdout, func(w io.Writer) error { return calibrate.WriteMeasured(w, m, pf.cal.Save) })
 }

@@ -219,7 +219,7 @@ func labelled(fam *dto.MetricFamily, want map[string]string) *dto.Metric {
 	return nil
 }
 
-// TestServeKeepsConnections is seed 000's finding on the lab: the second
+// TestServeKeepsConnections is the probe's reason to be a service, on the lab: the second
 // invocation's first request reuses the connection the first one left.
 func TestServeKeepsConnections(t *testing.T) {
 	t.Parallel()

@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/shard"
-	"github.com/objbench/objbench/internal/target"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Exit codes.
@@ -24,27 +23,11 @@ const (
 	ExitInterrupted = 130
 )
 
-// usageError marks a mistake in the command line: exit 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// asUsage marks a domain package's error as a usage error (nil stays nil).
-func asUsage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageError{err}
-}
-
 // usageIs marks err as a usage error when it is one of kind (the domain
 // package's sentinel for a bad setting); other errors are returned as is.
 func usageIs(err, kind error) error {
 	if errors.Is(err, kind) {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	return err
 }
@@ -58,7 +41,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil && isCobraUsage(err) {
-		err = usageError{err}
+		err = usage.Wrap(err)
 	}
 	return exitCode(err, stderr)
 }
@@ -68,9 +51,6 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ue usageError
-	var te target.UsageError
-	var she shard.UsageError
 	var es exitStatus
 	switch {
 	case errors.As(err, &es):
@@ -78,7 +58,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "objbench: interrupted")
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.As(err, &te), errors.As(err, &she):
+	case usage.Is(err):
 		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(err.Error()))
 		return ExitUsage
 	}
@@ -103,15 +83,32 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	g := &globals{}
 	root.PersistentFlags().StringVar(&g.db, "db", "", "results database (default $XDG_DATA_HOME/objbench/results.db)")
+	var verbose bool
+	root.PersistentFlags().BoolVar(&verbose, "verbose", false, "also print the cloud SDKs' own log lines on stderr (credential lookups, retries)")
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if verbose {
+			cmd.SetContext(context.WithValue(cmd.Context(), verboseKey{}, stderr))
+		}
+	}
 	root.AddCommand(newRunCmd(g, stdout, stderr), newLabCmd(stdout, stderr), newStrategiesCmd(g, stdout, stderr),
 		newIdleTimeoutCmd(stdout, stderr), newRunsCmd(g, stdout), newShowCmd(g, stdout), newExportCmd(g, stdout),
 		newDeleteCmd(g, stdout), newCompareCmd(g, stdout), newStartupCmd(g, stdout, stderr), newReportCmd(g, stdout, stderr),
 		newProbeCmd(g, stdout, stderr), newServeCmd(g, stdout, stderr), newLambdaCmd(g, stderr),
 		newMergeCmd(g, stdout, stderr), newExplainCmd(g, stdout, stderr))
 	return root
+}
+
+// verboseKey holds objbench's verbose log in a command's context.
+type verboseKey struct{}
+
+// verboseLog is where --verbose lines go: stderr with --verbose, else nil
+// (dropped). The SDKs' own loggers are routed here (target.Config.Log).
+func verboseLog(ctx context.Context) io.Writer {
+	w, _ := ctx.Value(verboseKey{}).(io.Writer)
+	return w
 }
 
 // isCobraUsage recognises the command-line errors cobra returns itself.

@@ -14,10 +14,11 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -63,10 +64,10 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.RunSettings.Options()
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	if err := f.open.Apply(&opts, f.Sizes, units.FormatSizes(load.Defaults().Sizes)); err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	labels, err := f.saveFlags.check()
 	if err != nil {
@@ -78,7 +79,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	strategy, err := nettrace.ParseStrategy(f.conn)
 	if err != nil {
-		return usagef("--conn: %w", err)
+		return usage.Errorf("--conn: %w", err)
 	}
 	spec, runID, err := f.shards.spec()
 	if err != nil {
@@ -110,12 +111,12 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	f.open.AddTo(doc.Options)
 	f.shards.addTo(doc.Options, spec)
 	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, f.keep)
-	progress := report.NewProgress(stderr, f.out.statusOn(stdout))
-	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
+	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
+	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: rec.Cap(),
-			Interval: f.open.Interval, OnInterval: live.Interval, Ready: sr.WaitStart},
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
+			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) }, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -149,4 +150,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	analysis.Annotate(doc, prices)
 	return finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
+}
+
+// stepStatus is what the progress line and live status show of st.
+func stepStatus(st *load.Step) terminal.StepStatus {
+	return terminal.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Pacer != nil || st.Pick != nil}
 }

@@ -5,8 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
@@ -23,7 +24,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := results.NewFilter(target, command, since, until, labels, limit)
 			if err != nil {
-				return usageError{err}
+				return usage.Wrap(err)
 			}
 			results.ListingGC()
 			var runs []results.Listed
@@ -33,7 +34,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			return report.WriteRuns(stdout, runs, jsonOut)
+			return terminal.WriteRuns(stdout, runs, jsonOut)
 		},
 	}
 	fl := cmd.Flags()

@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // serveFlags are the flags of `objbench serve`.
@@ -53,7 +54,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return err
 	}
 	if f.report != "" {
-		return usagef("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
+		return usage.Errorf("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
 	}
 	token := f.token
 	if token == "" {
@@ -61,7 +62,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	}
 	addr, err := probe.CheckServe(f.listen, os.Getenv("PORT"), f.every, token, f.noAuth)
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	p, err := openProber(ctx, g, f.targets, &f.probeFlags, cmd.Flags(), true, stderr)
 	if err != nil {
@@ -73,6 +74,6 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
-	report.WriteServing(stdout, ln.Addr().String(), p.Prober, token != "")
+	terminal.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
 	return s.Serve(ctx, ln, f.every)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/target"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // shardFlags place a measuring command as one shard of a run on several
@@ -29,7 +30,7 @@ func (sf *shardFlags) register(fl *pflag.FlagSet) {
 // the run id to use (the shared one, or a new one).
 func (sf *shardFlags) spec() (shard.Spec, string, error) {
 	s, err := shard.ResolveRun(sf.f, os.Getenv, document.NewRunID)
-	return s, s.RunID, asUsage(err)
+	return s, s.RunID, usage.Wrap(err)
 }
 
 // begin opens the results place, resolves the start and measures the clock
@@ -37,7 +38,7 @@ func (sf *shardFlags) spec() (shard.Spec, string, error) {
 func (sf *shardFlags) begin(ctx context.Context, s shard.Spec, env *target.Env) (*shard.Run, error) {
 	c := sf.f.Configure(s)
 	c.Open, c.Setup, c.Prefix = env.OpenOther, env.Setup.Backend, env.Prefix
-	return shard.Begin(ctx, c) // its mistakes in the settings are shard.UsageErrors
+	return shard.Begin(ctx, c) // its mistakes in the settings are usage.Errors
 }
 
 // addTo adds the shard's options to the document's.
@@ -55,7 +56,7 @@ func (sf *shardFlags) registerPlace(fl *pflag.FlagSet) {
 // place resolves the shard of strategies or probe (see shard.Flags.Place).
 func (sf *shardFlags) place(prefix *string, pool bool, counts ...*int) (shard.Spec, error) {
 	s, err := sf.f.Place(os.Getenv, prefix, pool, counts...)
-	return s, asUsage(err)
+	return s, usage.Wrap(err)
 }
 
 // probeOptions are probe's round options for this shard: its share of

@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/startup"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 type startupFlags struct {
@@ -56,7 +57,7 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	}
 	o, err := f.Options()
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	status := f.out.status(stdout, stderr)
 	o.Progress = func(s string, done, total int) { status.Printf("%-12s %d/%d runs", s, done, total) }
@@ -72,6 +73,6 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	env.DurationS, env.Labels, env.Interrupted = time.Since(started).Seconds(), labels, interrupted
 	env.Options = f.AsMap()
 	doc := res.Document(env, f.envLabel)
-	textOf := func(w io.Writer) error { return report.WriteStartupText(w, doc) }
+	textOf := func(w io.Writer) error { return terminal.WriteStartupText(w, doc) }
 	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

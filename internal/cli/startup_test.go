@@ -77,21 +77,3 @@ func TestStartupTwoEnvironments(t *testing.T) {
 	checkReportPage(t, page, []string{"env=env-a", "env=env-b", "node", "python"},
 		[]string{"Start-up wall time, require", "Start-up wall time, regenerate", "Start-up wall time, cpu"})
 }
-
-func TestStartupBadInput(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"startup", "--modules", "0"}, "modules"},
-		{[]string{"startup", "--runs", "0"}, "runs"},
-		{[]string{"startup", "--runtime", "cobol"}, "cobol"},
-		{[]string{"startup", "--scenario", "require,boot"}, "boot"},
-	} {
-		code, _, errOut := runCLI(t, context.Background(), append(tc.args, "--no-save")...)
-		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
-			t.Errorf("%v: exit %d %q", tc.args, code, errOut)
-		}
-	}
-}

@@ -12,9 +12,10 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 type strategiesFlags struct {
@@ -45,10 +46,10 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.targetFlags.register(fl)
-	fl.Lookup("lab-api").DefValue = "gcs" // the provider seed 003 used
+	fl.Lookup("lab-api").DefValue = "gcs" // the provider the default sizes were first measured on
 	f.saveFlags.register(fl)
 	fl.IntVar(&f.objects, "objects", 50, "objects per strategy")
-	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (seed 003: 50 empty and 75 small files)")
+	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (default: empty and 7 KiB objects)")
 	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
 	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
@@ -71,7 +72,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	}
 	sizes, skipDownloads, err := load.CheckStrategies(f.objects, f.parallel, f.sizes, f.ops)
 	if err != nil {
-		return usageError{err}
+		return usage.Wrap(err)
 	}
 	keys, err := load.ReadKeys(f.keysFrom)
 	if err != nil {
@@ -124,6 +125,6 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if runErr != nil && !interrupted && len(all) == 0 {
 		return runErr
 	}
-	textOf := func(w io.Writer) error { return report.WriteStrategiesText(w, doc) }
+	textOf := func(w io.Writer) error { return terminal.WriteStrategiesText(w, doc) }
 	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

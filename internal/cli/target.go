@@ -10,6 +10,7 @@ import (
 
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/target"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // targetFlags are the flags of every command that reaches a bucket.
@@ -36,10 +37,16 @@ type labDefaults = target.LabDefaults
 // openTarget resolves raw (a URL, "lab[:PROFILE]" or empty for the lab)
 // with the command's flags and lab defaults: see target.Open.
 func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.FlagSet, def labDefaults, runID string) (*target.Env, error) {
+	if !target.IsLab(raw) {
+		if err := refuseLabFlags(fs, raw); err != nil {
+			return nil, err
+		}
+	}
 	cfg, err := tf.Config(raw, def, fs.Changed, runID)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Log = verboseLog(ctx)
 	return target.Open(ctx, cfg)
 }
 
@@ -47,7 +54,7 @@ func openTarget(ctx context.Context, raw string, tf *targetFlags, fs *pflag.Flag
 func atMostOneTarget(command string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) > 1 {
-			return usagef("%s takes at most one TARGET, got %d: %s", command, len(args), strings.Join(args, " "))
+			return usage.Errorf("%s takes at most one TARGET, got %d: %s", command, len(args), strings.Join(args, " "))
 		}
 		return nil
 	}
@@ -57,7 +64,7 @@ func atMostOneTarget(command string) cobra.PositionalArgs {
 func atMostOneProfile(command string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) > 1 {
-			return usagef("%s takes at most one PROFILE, got %q", command, strings.Join(args, " "))
+			return usage.Errorf("%s takes at most one PROFILE, got %q", command, strings.Join(args, " "))
 		}
 		return nil
 	}

@@ -19,7 +19,7 @@ type StartupDocument struct {
 }
 
 // StartupScenario is one scenario's runs. The trimmed statistics leave out
-// the top 1% (the largest values), as seed 002 did.
+// the top 1% (the largest values).
 type StartupScenario struct {
 	Scenario      string       `json:"scenario"`
 	Runs          int          `json:"runs"`

@@ -6,7 +6,7 @@ type StrategiesDocument struct {
 	Strategies []StrategyRow `json:"strategies"`
 	// Summary is the plain sentence naming the largest saving, per op.
 	Summary []string `json:"summary"`
-	// FirstVsLater is seed 000's table: GETs on a reused connection.
+	// FirstVsLater is the first-vs-later table: GETs on a reused connection.
 	FirstVsLater *FirstVsLater `json:"first_vs_later,omitempty"`
 	// Findings are the ranked sentences analysis drew from the strategies.
 	Findings []Finding `json:"findings,omitempty"`

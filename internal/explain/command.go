@@ -7,7 +7,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/target"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Command is explain's command line as plain settings.
@@ -27,16 +27,16 @@ type Command struct {
 	Stderr io.Writer
 }
 
-// Execute checks c (a mistake is a target.UsageError), then runs the
+// Execute checks c (a mistake is a usage.Error), then runs the
 // program under a recording lab and explains it (see Run).
 func Execute(ctx context.Context, c Command) (*document.ExplainDocument, error) {
 	prices, err := Check(c.APIs, c.Timeout, c.Prices)
 	if err != nil {
-		return nil, target.UsageError{Err: err}
+		return nil, usage.Wrap(err)
 	}
 	out, closeOut, err := ProgramOutput(c.ProgramOutput, c.Argv[0], c.Stderr)
 	if err != nil {
-		return nil, target.UsageError{Err: err}
+		return nil, usage.Wrap(err)
 	}
 	c.Lab.APIs = c.APIs
 	return Run(ctx, Config{Lab: c.Lab, Argv: c.Argv, Timeout: c.Timeout, Stdin: c.Stdin, Output: out, CloseOutput: closeOut,

@@ -9,17 +9,19 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Phases are the round-trip phases, in the order of `strategies`.
-var Phases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var Phases = nettrace.PhaseNames()
 
 // Input is what a program did, as the lab recorded it.
 type Input struct {
 	Program  []string
 	ExitCode int
 	// Conns are the lab's records; Start and End bound the program's run.
-	Conns      []lab.ConnRecord
+	Conns      []timeline.Conn
 	Start, End time.Time
 	// RTT is the link's round trip; 0 leaves every round-trip count at 0.
 	RTT time.Duration

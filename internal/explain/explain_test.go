@@ -12,7 +12,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 func TestOperation(t *testing.T) {
@@ -82,13 +82,13 @@ func TestOperation(t *testing.T) {
 
 // fakeConn is a connection of a synthetic record: opened at a (in RTTs
 // after t0), with TLS 1.3, carrying one GET per start time given.
-func fakeConn(t0 time.Time, rtt time.Duration, id int, at float64, gets ...float64) lab.ConnRecord {
+func fakeConn(t0 time.Time, rtt time.Duration, id int, at float64, gets ...float64) timeline.Conn {
 	ts := func(r float64) time.Time { return t0.Add(time.Duration(r * float64(rtt))) }
-	c := lab.ConnRecord{ID: id, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
+	c := timeline.Conn{ID: id, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
 		TLSVersion: "1.3", ALPN: "http/1.1", ClosedBy: "client"}
 	for i, g := range gets {
 		// A key each: the same key again would be a re-read.
-		c.Requests = append(c.Requests, &lab.RequestRecord{Method: "GET", Path: fmt.Sprintf("/objbench/k-%d-%d", id, i), Proto: "HTTP/1.1",
+		c.Requests = append(c.Requests, &timeline.Request{Method: "GET", Path: fmt.Sprintf("/objbench/k-%d-%d", id, i), Proto: "HTTP/1.1",
 			Header: http.Header{"X-Amz-Checksum-Mode": {"ENABLED"}}, Arrived: ts(g), FirstByte: ts(g + 0.01), Done: ts(g + 0.01),
 			BytesOut: 1024, Status: 200})
 	}
@@ -97,7 +97,7 @@ func fakeConn(t0 time.Time, rtt time.Duration, id int, at float64, gets ...float
 }
 
 // gcs makes connections GCS ones, their GETs media downloads.
-func gcs(cs ...lab.ConnRecord) []lab.ConnRecord {
+func gcs(cs ...timeline.Conn) []timeline.Conn {
 	for i := range cs {
 		cs[i].API = "gcs"
 		for _, q := range cs[i].Requests {
@@ -115,7 +115,7 @@ func TestAnalyzeStructure(t *testing.T) {
 	rtt := 100 * time.Millisecond
 	for _, tc := range []struct {
 		name                        string
-		conns                       []lab.ConnRecord
+		conns                       []timeline.Conn
 		wantConns, wantReq, wantObj int
 		wantRTTsPerObject           float64
 		// wantInFlight is the client's; wantServer the server's.
@@ -125,22 +125,22 @@ func TestAnalyzeStructure(t *testing.T) {
 		wantFindings string
 	}{
 		// One connection, four GETs back to back: TCP 1 + TLS 1 + 4 x 1.
-		{"reused", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5, 5.5)}, 1, 4, 4, (1 + 1 + 4*1.01) / 4.0, 1, 1, "explain-sequential"},
+		{"reused", []timeline.Conn{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5, 5.5)}, 1, 4, 4, (1 + 1 + 4*1.01) / 4.0, 1, 1, "explain-sequential"},
 		// A client per object: every GET on a new connection, one after
 		// the other.
-		{"client-per-object", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5), fakeConn(t0, rtt, 2, 3.5, 6), fakeConn(t0, rtt, 3, 7, 9.5), fakeConn(t0, rtt, 4, 10.5, 13)},
+		{"client-per-object", []timeline.Conn{fakeConn(t0, rtt, 1, 0, 2.5), fakeConn(t0, rtt, 2, 3.5, 6), fakeConn(t0, rtt, 3, 7, 9.5), fakeConn(t0, rtt, 4, 10.5, 13)},
 			4, 4, 4, 1 + 1 + 1.01, 1, 1, "explain-client-per-object explain-sequential"},
 		// Connections used once and dropped beside a kept one, two
 		// requests in flight at the client (one at the server).
-		{"dropped beside a kept one", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5), fakeConn(t0, rtt, 2, 0, 2.5),
+		{"dropped beside a kept one", []timeline.Conn{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5), fakeConn(t0, rtt, 2, 0, 2.5),
 			fakeConn(t0, rtt, 3, 1, 3.5), fakeConn(t0, rtt, 4, 2, 4.5), fakeConn(t0, rtt, 5, 3, 5.5), fakeConn(t0, rtt, 6, 4, 6.5),
 			fakeConn(t0, rtt, 7, 5, 7.5), fakeConn(t0, rtt, 8, 6, 8.5)}, 8, 13, 13, (8 + 8 + 13*1.01) / 13, 2, 2, "explain-client-per-object"},
 		// Three parallel connections, one request each: nothing to say.
-		{"parallel", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5), fakeConn(t0, rtt, 2, 0, 2.5), fakeConn(t0, rtt, 3, 0, 2.5)},
+		{"parallel", []timeline.Conn{fakeConn(t0, rtt, 1, 0, 2.5), fakeConn(t0, rtt, 2, 0, 2.5), fakeConn(t0, rtt, 3, 0, 2.5)},
 			3, 3, 3, 1 + 1 + 1.01, 3, 3, ""},
 		// Four workers a round trip apart on four kept connections: the
 		// server rarely sees two at once, the client has four in flight.
-		{"four workers", []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5), fakeConn(t0, rtt, 2, 0.25, 2.75, 3.75, 4.75),
+		{"four workers", []timeline.Conn{fakeConn(t0, rtt, 1, 0, 2.5, 3.5, 4.5), fakeConn(t0, rtt, 2, 0.25, 2.75, 3.75, 4.75),
 			fakeConn(t0, rtt, 3, 0.5, 3, 4, 5), fakeConn(t0, rtt, 4, 0.75, 3.25, 4.25, 5.25)}, 4, 12, 12, (4 + 4 + 12*1.01) / 12, 4, 1, ""},
 		// The same to GCS over HTTP/1.1: HTTP/2 would carry them on one.
 		{"parallel gcs", gcs(fakeConn(t0, rtt, 1, 0, 2.5, 3.5), fakeConn(t0, rtt, 2, 0, 2.5, 3.5), fakeConn(t0, rtt, 3, 0, 2.5, 3.5)),
@@ -194,15 +194,15 @@ func TestAnalyzeUploads(t *testing.T) {
 	ts := func(r float64) time.Time { return t0.Add(time.Duration(r * float64(rtt))) }
 	// A GCS resumable upload: initiation then one chunk; then an S3 PUT
 	// that waited for 100 Continue, with a checksum header.
-	c := lab.ConnRecord{ID: 1, API: "gcs", Accepted: ts(1.5), ClosedBy: "client", Closed: ts(10)}
-	c.Requests = []*lab.RequestRecord{
+	c := timeline.Conn{ID: 1, API: "gcs", Accepted: ts(1.5), ClosedBy: "client", Closed: ts(10)}
+	c.Requests = []*timeline.Request{
 		{Method: "POST", Path: "/upload/storage/v1/b/objbench/o", Query: "uploadType=resumable&name=k", Arrived: ts(1.5), FirstByte: ts(1.5), Done: ts(1.5), Status: 200},
 		{Method: "PUT", Path: "/upload/storage/v1/b/objbench/o", Query: "uploadType=resumable&upload_id=u", Arrived: ts(2.5), BodyDone: ts(2.5), FirstByte: ts(2.5), Done: ts(2.5), BytesIn: 7000, Status: 200},
 	}
-	s3 := lab.ConnRecord{ID: 2, API: "s3", Accepted: ts(11.5), ClosedBy: "client", Closed: ts(20)}
-	s3.Requests = []*lab.RequestRecord{{Method: "PUT", Path: "/objbench/k", Header: http.Header{"X-Amz-Checksum-Crc32": {"AAAA"}, "Expect": {"100-continue"}},
+	s3 := timeline.Conn{ID: 2, API: "s3", Accepted: ts(11.5), ClosedBy: "client", Closed: ts(20)}
+	s3.Requests = []*timeline.Request{{Method: "PUT", Path: "/objbench/k", Header: http.Header{"X-Amz-Checksum-Crc32": {"AAAA"}, "Expect": {"100-continue"}},
 		Expect: true, Arrived: ts(11.5), BodyDone: ts(12.5), FirstByte: ts(12.5), Done: ts(12.5), BytesIn: 7000, Status: 200}}
-	in := Input{Conns: []lab.ConnRecord{c, s3}, Start: t0, End: ts(21), RTT: rtt}
+	in := Input{Conns: []timeline.Conn{c, s3}, Start: t0, End: ts(21), RTT: rtt}
 	e := Analyze(in)
 	if e.Objects != 2 || e.Requests != 3 || e.Operations["ResumableInitiate"] != 1 || e.Operations["ResumableChunk (final)"] != 1 || e.Operations["PutObject"] != 1 {
 		t.Fatalf("objects %d requests %d operations %v", e.Objects, e.Requests, e.Operations)

@@ -127,8 +127,8 @@ func (f *facts) tol() float64 { return 0.002 + 0.25*f.rtt }
 
 // droppedConnsRule: connections the program stopped using while it
 // opened new ones of the same API, judged by the client that opened each
-// (see clients): short-lived clients (a new client per object, seed 003's
-// naive program) or a pool that closes what it cannot keep idle. A
+// (see clients): short-lived clients (a new client per object, the naive
+// program of docs/clients.md) or a pool that closes what it cannot keep idle. A
 // connection is one or the other, never both.
 func droppedConnsRule(f *facts) []document.Finding {
 	short, churned, replacing := f.connRoles()

@@ -14,22 +14,23 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/lab/netns"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 func TestNagleStall(t *testing.T) {
 	rtt := 80 * time.Millisecond
 	t0 := time.Unix(1000, 0)
 	// put is a request whose headers arrived at `at` and body `gap` later.
-	put := func(at, gap time.Duration, size int64) *lab.RequestRecord {
+	put := func(at, gap time.Duration, size int64) *timeline.Request {
 		a := t0.Add(at)
-		return &lab.RequestRecord{Method: "PUT", ContentLength: size, Arrived: a, BodyDone: a.Add(gap), Done: a.Add(gap + time.Millisecond)}
+		return &timeline.Request{Method: "PUT", ContentLength: size, Arrived: a, BodyDone: a.Add(gap), Done: a.Add(gap + time.Millisecond)}
 	}
-	kept := func(alpn string, gap time.Duration, size int64) []lab.ConnRecord {
-		c := lab.ConnRecord{ALPN: alpn}
+	kept := func(alpn string, gap time.Duration, size int64) []timeline.Conn {
+		c := timeline.Conn{ALPN: alpn}
 		for i := range 4 {
 			c.Requests = append(c.Requests, put(time.Duration(i)*time.Second, gap, size))
 		}
-		return []lab.ConnRecord{c}
+		return []timeline.Conn{c}
 	}
 	overlapping := kept("http/1.1", 125*time.Millisecond, 100)
 	for _, r := range overlapping[0].Requests {
@@ -37,7 +38,7 @@ func TestNagleStall(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		conns   []lab.ConnRecord
+		conns   []timeline.Conn
 		stalled float64 // 0: no finding
 	}{
 		{"nagle and delayed ACK", kept("http/1.1", rtt+44*time.Millisecond, 100), 4},

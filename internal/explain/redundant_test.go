@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // fakeReq is one request of a fake connection.
@@ -22,9 +22,9 @@ type fakeReq struct {
 // seqConn is a connection (TLS 1.3, accepted at at+1.5 round trips) whose
 // requests go back to back: each arrives one round trip after the one
 // before was answered, and takes 0.01 of a round trip at the server.
-func seqConn(t0 time.Time, rtt time.Duration, id int, at float64, reqs ...fakeReq) lab.ConnRecord {
+func seqConn(t0 time.Time, rtt time.Duration, id int, at float64, reqs ...fakeReq) timeline.Conn {
 	ts := func(r float64) time.Time { return t0.Add(time.Duration(r * float64(rtt))) }
-	c := lab.ConnRecord{ID: id, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
+	c := timeline.Conn{ID: id, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
 		TLSVersion: "1.3", ALPN: "http/1.1", ClosedBy: "client"}
 	next := at + 3
 	for _, q := range reqs {
@@ -32,7 +32,7 @@ func seqConn(t0 time.Time, rtt time.Duration, id int, at float64, reqs ...fakeRe
 		if h == nil {
 			h = http.Header{}
 		}
-		r := &lab.RequestRecord{Method: q.method, Path: q.path, Query: q.query, Proto: "HTTP/1.1", Header: h,
+		r := &timeline.Request{Method: q.method, Path: q.path, Query: q.query, Proto: "HTTP/1.1", Header: h,
 			Arrived: ts(next), FirstByte: ts(next + 0.01), Done: ts(next + 0.01), BytesIn: q.bytesIn, BytesOut: q.bytesOut, Status: 200}
 		if q.bytesIn > 0 {
 			r.BodyDone = r.Arrived
@@ -50,7 +50,7 @@ func put(k string) fakeReq  { return fakeReq{method: "PUT", path: "/objbench/" +
 
 // explainFake analyzes conns as a program that ran 1 round trip past the
 // last answer.
-func explainFake(t *testing.T, t0 time.Time, rtt time.Duration, conns ...lab.ConnRecord) (*document.Explain, []document.Finding) {
+func explainFake(t *testing.T, t0 time.Time, rtt time.Duration, conns ...timeline.Conn) (*document.Explain, []document.Finding) {
 	t.Helper()
 	end := t0
 	for _, c := range conns {
@@ -143,7 +143,7 @@ func TestMixedClients(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	rtt := 100 * time.Millisecond
-	var conns []lab.ConnRecord
+	var conns []timeline.Conn
 	for i := range 4 {
 		c := seqConn(t0, rtt, i+1, 0, put(fmt.Sprintf("a%d", i)), put(fmt.Sprintf("b%d", i)), put(fmt.Sprintf("c%d", i)))
 		c.ClosedBy, c.Closed = "open", time.Time{}
@@ -184,7 +184,7 @@ func TestPoolChurn(t *testing.T) {
 	for i := range 12 {
 		kept = append(kept, put(fmt.Sprintf("kept%d", i)))
 	}
-	churn := func(id int, at float64) lab.ConnRecord {
+	churn := func(id int, at float64) timeline.Conn {
 		c := seqConn(t0, rtt, id, at, put(fmt.Sprintf("c%d-0", id)), put(fmt.Sprintf("c%d-1", id)), put(fmt.Sprintf("c%d-2", id)))
 		c.Closed = c.Requests[2].Done.Add(rtt) // closed as its last answer came in
 		return c

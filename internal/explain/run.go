@@ -8,7 +8,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,14 +76,7 @@ func runProgram(ctx context.Context, cfg Config) (*document.ExplainDocument, err
 		return nil, fmt.Errorf("%q: %w", cfg.Argv[0], lab.ErrCommandNotFound)
 	}
 	cfg.Lab.Record = true
-	if len(cfg.Lab.APIs) == 0 {
-		cfg.Lab.APIs = lab.APIs
-	}
-	l, err := lab.Start(ctx, cfg.Lab)
-	if errors.Is(err, lab.ErrNoAzurite) && len(cfg.Lab.APIs) > 1 {
-		cfg.Lab.APIs = slices.DeleteFunc(slices.Clone(cfg.Lab.APIs), func(a string) bool { return a == "azure" })
-		l, err = lab.Start(ctx, cfg.Lab)
-	}
+	l, _, _, err := lab.StartAll(ctx, cfg.Lab)
 	if err != nil {
 		return nil, fmt.Errorf("lab: %w", err)
 	}

@@ -7,21 +7,21 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // seqConns is a program that made n GETs one after the other, each on a
 // connection of its own (perConn) or all on one, with gap round trips of
 // its own time before each connection or request; a PUT waits for 100
 // Continue when expect.
-func seqConns(t0 time.Time, rtt time.Duration, n int, perConn bool, gap float64, put bool) []lab.ConnRecord {
+func seqConns(t0 time.Time, rtt time.Duration, n int, perConn bool, gap float64, put bool) []timeline.Conn {
 	ts := func(r float64) time.Time { return t0.Add(time.Duration(r * float64(rtt))) }
-	var out []lab.ConnRecord
+	var out []timeline.Conn
 	at := 0.0 // the client's clock, in round trips
 	for i := range n {
 		if i == 0 || perConn {
 			at += gap
-			c := lab.ConnRecord{ID: len(out) + 1, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
+			c := timeline.Conn{ID: len(out) + 1, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
 				TLSVersion: "1.3", ALPN: "http/1.1", ClosedBy: "client"}
 			out = append(out, c)
 			at += 2
@@ -29,7 +29,7 @@ func seqConns(t0 time.Time, rtt time.Duration, n int, perConn bool, gap float64,
 			at += gap
 		}
 		c := &out[len(out)-1]
-		q := &lab.RequestRecord{Method: "GET", Path: fmt.Sprintf("/objbench/k%d", i), Proto: "HTTP/1.1", Status: 200, BytesOut: 10,
+		q := &timeline.Request{Method: "GET", Path: fmt.Sprintf("/objbench/k%d", i), Proto: "HTTP/1.1", Status: 200, BytesOut: 10,
 			Arrived: ts(at + 0.5), FirstByte: ts(at + 0.5), Done: ts(at + 0.5)}
 		if put {
 			q.Method, q.BytesOut, q.BytesIn, q.Expect = "PUT", 0, 10, true
@@ -50,7 +50,7 @@ func TestWhatIfModel(t *testing.T) {
 	const rtt = 0.1
 	for _, tc := range []struct {
 		name  string
-		conns []lab.ConnRecord
+		conns []timeline.Conn
 		// want are predicted wall times by scenario, in round trips (-1:
 		// present, any time); the program ends with its last answer.
 		want map[string]float64
@@ -138,7 +138,7 @@ func TestIdleConnsFinding(t *testing.T) {
 	rtt := 100 * time.Millisecond
 	// Conn 1 idle from 3 to 7 round trips and used again once conn 2,
 	// opened at 4 in between, was done: two clients where one would do.
-	conns := []lab.ConnRecord{fakeConn(t0, rtt, 1, 0, 2.5, 7.5), fakeConn(t0, rtt, 2, 4, 6.5)}
+	conns := []timeline.Conn{fakeConn(t0, rtt, 1, 0, 2.5, 7.5), fakeConn(t0, rtt, 2, 4, 6.5)}
 	in := Input{Conns: conns, Start: t0, End: t0.Add(12 * rtt), RTT: rtt}
 	e := Analyze(in)
 	fs := Findings(&e, in)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // Domain is the lab's own DNS domain: .test is reserved for testing (RFC 6761).
@@ -68,7 +70,7 @@ func (d *dnsServer) serve() {
 			if !ok {
 				return
 			}
-			if hold(context.Background(), d.stopped, d.lookup) != nil {
+			if server.Hold(context.Background(), d.stopped, d.lookup) != nil {
 				return
 			}
 			_, _ = d.pc.WriteTo(resp, from)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // ErrCommandNotFound says lab exec's command is not on PATH.
@@ -25,7 +27,7 @@ func (l *Lab) Env(caFile string) []string {
 	if u := l.ProgramEndpoint("s3"); u != "" {
 		env = append(env, "AWS_ENDPOINT_URL="+u, "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1")
 		// An upstream server's credentials are the program's own.
-		if c := l.Credentials("s3"); c != nil {
+		if c := l.Keys("s3"); c != nil {
 			env = append(env, "AWS_ACCESS_KEY_ID="+c.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+c.SecretAccessKey)
 		}
 		if caFile != "" {
@@ -36,7 +38,7 @@ func (l *Lab) Env(caFile string) []string {
 		env = append(env, "STORAGE_EMULATOR_HOST="+u)
 	}
 	if u := l.ProgramEndpoint("azure"); u != "" {
-		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+l.azureConnectionString(u))
+		env = append(env, "AZURE_STORAGE_CONNECTION_STRING="+server.AzureConnectionString(l.scheme(), u))
 	}
 	if caFile != "" {
 		env = append(env, "SSL_CERT_FILE="+caFile, "REQUESTS_CA_BUNDLE="+caFile, "NODE_EXTRA_CA_CERTS="+caFile, "CURL_CA_BUNDLE="+caFile)
@@ -59,7 +61,7 @@ var awsIdentity = []string{"AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFI
 // upstream server's program keeps its whole environment: its keys are its
 // own.
 func (l *Lab) inherited(environ []string) []string {
-	if l.Credentials("s3") == nil {
+	if l.Keys("s3") == nil {
 		return environ
 	}
 	return slices.DeleteFunc(environ, func(kv string) bool {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // TestExecLeavesTheUsersAWSIdentityOut: a program under lab exec gets the
@@ -32,14 +34,14 @@ func TestExecLeavesTheUsersAWSIdentityOut(t *testing.T) {
 			t.Errorf("the program got the user's %s", strings.SplitN(kv, "=", 2)[0])
 		}
 	}
-	for _, want := range []string{"OBJBENCH_TEST_KEPT=kept", "AWS_ACCESS_KEY_ID=" + labCredentials.AccessKeyID} {
+	for _, want := range []string{"OBJBENCH_TEST_KEPT=kept", "AWS_ACCESS_KEY_ID=" + labKeys.AccessKeyID} {
 		if !slices.Contains(env, want) {
 			t.Errorf("the program's environment has no %s", want)
 		}
 	}
 
 	// An upstream server's program keeps its own identity.
-	up := &Lab{cfg: Config{Upstream: &Upstream{}}}
+	up := &Lab{cfg: Config{Upstream: &server.Upstream{}}}
 	kept := up.inherited([]string{"AWS_PROFILE=prod", "AWS_SESSION_TOKEN=t"})
 	if len(kept) != 2 {
 		t.Errorf("upstream: the program kept %v, want its whole environment", kept)

@@ -7,11 +7,9 @@ import (
 	"net"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/netns"
-	"github.com/objbench/objbench/internal/lab/reference"
 )
 
 // Network paths a program run by Exec can take (Config.Network).
@@ -77,7 +75,7 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 	}
 	if l.cfg.OwnClient {
 		return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): objbench's own TCP is the lab's user-space stacks, "+
-			"which behind a bottleneck or with random loss take longer than Linux's TCP over the same wire (README)", err), nil
+			"which behind a bottleneck or with random loss take longer than Linux's TCP over the same wire (docs/lab.md)", err), nil
 	}
 	return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): the program reaches the lab through local endpoints, "+
 		"so its own TCP (connect, Nagle, delayed ACKs, buffers) is not on the emulated wire", err), nil
@@ -205,42 +203,3 @@ func (l *Lab) ProgramHosts() []string {
 // Notice is a line to show the user about the lab's network ("" for
 // none): that auto fell back to the netstack path, and what that hides.
 func (l *Lab) Notice() string { return l.notice }
-
-// referenceRow is lab check's comparison with Linux: through a bottleneck,
-// the cold 4 MiB GET the lab measured (got; base is what TLS and the
-// machine add to it; late is its wire's late share) against the median of 3 of the same GET between two
-// namespaces with the kernel's TCP at both ends, over the same wire. ok is
-// false without a bottleneck or without namespaces.
-func (l *Lab) referenceRow(ctx context.Context, got, base time.Duration, late float64, o CheckOptions) (CheckRow, bool, error) {
-	if l.link.Bandwidth == 0 || got == 0 || namespacesAvailable() != nil {
-		return CheckRow{}, false, nil
-	}
-	cfg := l.netemConfig()
-	c := reference.Case{RTT: l.link.RTT, Rate: l.link.Bandwidth, Queue: l.Network().Queue, Loss: l.link.Loss, Op: "GET", Size: 4 << 20}
-	p, err := reference.Linux(netem.Config{Up: cfg.Up, Down: cfg.Down, MTU: cfg.MTU})
-	if err != nil {
-		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
-	}
-	meter := netem.NewLateMeter(p.Stats)
-	rs, err := reference.Measure(ctx, p, c, 3, reference.Stall)
-	late = max(late, meter.Share())
-	p.Close()
-	if err != nil {
-		return CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)
-	}
-	want := reference.Median(rs, reference.Total) + base
-	// checkGap: lab check's own GET (a median of 3, through the embedded
-	// S3 server and objbench's client) read 1.10 s against Linux's 0.92 s
-	// (+20%) at 40 ms and 50 Mbit in one run and 0.917 s against 0.916 s
-	// in the next, both under the lock, where the grid's medians of 5
-	// agree within 3% (bench/grid.sh): ±25% covers that spread.
-	const checkGap = 0.25
-	frac := max(c.Tolerance(), c.Gap(), o.Tolerance, checkGap)
-	tol := time.Duration(frac*float64(want)) + o.Slack
-	name := "cold 4 MiB GET, Linux TCP on the same wire"
-	if g := max(c.Gap(), checkGap); g > c.Tolerance() {
-		name += fmt.Sprintf(" (known gap: ±%.0f%%)", 100*g)
-	}
-	return CheckRow{Case: name, Phase: "total", Baseline: base, Expected: want, Measured: got, Tolerance: tol,
-		Pass: got-want <= tol && want-got <= tol, Late: late}, true, nil
-}

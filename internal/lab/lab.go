@@ -17,27 +17,32 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
-	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Bucket is the bucket (or container) every embedded server starts with.
-const Bucket = "objbench"
+const Bucket = server.Bucket
 
 // APIs the lab can serve.
 var APIs = []string{"s3", "gcs", "azure"}
 
-// labCredentials are the embedded servers' fixed local keys: not secret,
+// labKeys are the embedded servers' fixed local keys: not secret,
 // and still never printed by run.
-var labCredentials = storage.StaticCredentials{AccessKeyID: "objbench-lab", SecretAccessKey: "objbench-lab-secret"}
+var labKeys = Keys{AccessKeyID: "objbench-lab", SecretAccessKey: "objbench-lab-secret"}
 
 // Config selects what the lab serves and how the link behaves.
 type Config struct {
@@ -70,7 +75,7 @@ type Config struct {
 	ServiceTime time.Duration
 	// IdleTimeout closes keep-alive connections idle longer than this; default 20 s.
 	IdleTimeout time.Duration
-	Faults      Faults
+	Faults      server.Faults
 	// Port is the first port to listen on (s3, then gcs, then azure); 0 picks free ports.
 	Port int
 	// ForceLink routes through the emulated network even when the link
@@ -89,7 +94,7 @@ type Config struct {
 	OwnClient bool
 	// Service draws each request's service time (a measured profile's
 	// distribution), held before its first response byte; with ServiceTime.
-	Service ServiceModel
+	Service server.ServiceModel
 	// HTTP1Only stops offering HTTP/2 (a measured server that did not).
 	HTTP1Only bool
 	// ProfileName replaces the profile's name (a measured profile's).
@@ -99,7 +104,7 @@ type Config struct {
 	Compensate bool
 	// Upstream serves a real server behind the wire instead of the
 	// embedded one of its API; the other APIs are not served.
-	Upstream *Upstream
+	Upstream *server.Upstream
 }
 
 // Lab is a running set of embedded servers.
@@ -118,9 +123,9 @@ type Lab struct {
 	notice     string
 	wirePorts  map[int]bool // local endpoint ports that lead across the wire
 	dns        *dnsServer
-	rec        *Recorder // nil unless Config.Record
+	rec        *timeline.Recorder // nil unless Config.Record
 	// Counts of requests served and faults injected.
-	Counts    FaultCounts
+	Counts    server.FaultCounts
 	closeOnce sync.Once
 	own       atomic.Int64 // a twin's own time per exchange, ns (Config.Compensate)
 }
@@ -193,7 +198,7 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		endpoints: map[string]*endpoint{}, wirePorts: map[int]bool{}}
 	l.stopped, l.endStopped = context.WithCancel(context.Background())
 	if cfg.Record {
-		l.rec = newRecorder(cfg.IdleTimeout)
+		l.rec = timeline.NewRecorder(cfg.IdleTimeout)
 	}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
@@ -233,11 +238,11 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		var ep *endpoint
 		switch {
 		case cfg.Upstream != nil:
-			ep, err = l.serve(ctx, api, port, cfg.Upstream.handler)
+			ep, err = l.serve(ctx, api, port, cfg.Upstream.Handler)
 		case api == "s3":
-			ep, err = l.serve(ctx, api, port, newS3Handler)
+			ep, err = l.serve(ctx, api, port, server.S3Handler)
 		case api == "gcs":
-			ep, err = l.serve(ctx, api, port, newGCSHandler)
+			ep, err = l.serve(ctx, api, port, server.GCSHandler)
 		case api == "azure":
 			ep, err = l.startAzurite(ctx, port)
 		default:
@@ -262,15 +267,33 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	return l, nil
 }
 
+// StartAll starts a lab serving cfg.APIs (every API when none), and
+// serves the others alone when Azurite is missing (noAzure): the one
+// fallback for a machine without Azurite. apis are the APIs asked for,
+// less Azure when it is left out. A start that fails for another reason
+// is returned as it is.
+func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure bool, err error) {
+	if len(cfg.APIs) == 0 {
+		cfg.APIs = slices.Clone(APIs)
+	}
+	l, err = Start(ctx, cfg)
+	if errors.Is(err, ErrNoAzurite) && len(cfg.APIs) > 1 {
+		noAzure = true
+		cfg.APIs = slices.DeleteFunc(slices.Clone(cfg.APIs), func(a string) bool { return a == "azure" })
+		l, err = Start(ctx, cfg)
+	}
+	return l, cfg.APIs, noAzure, err
+}
+
 func checkLink(l Link) error {
 	switch {
 	case l.RTT < 0 || l.Jitter < 0 || l.Bandwidth < 0:
 		return fmt.Errorf("lab link: round-trip time, jitter and bandwidth must not be negative")
 	case l.Loss < 0 || l.Loss > 1 || l.Loss != l.Loss:
 		return fmt.Errorf("lab link: loss %g%% outside 0-100%%", l.Loss*100)
-	case l.RTT > 10*time.Second:
-		return fmt.Errorf("lab link: round-trip time %s is absurd (at most 10s)", l.RTT)
-	case l.Jitter > l.RTT && l.RTT > 0 || l.Jitter > 10*time.Second:
+	case l.RTT > MaxRTT:
+		return fmt.Errorf("lab link: round-trip time %s is absurd (at most %s)", l.RTT, MaxRTT)
+	case l.Jitter > l.RTT && l.RTT > 0 || l.Jitter > MaxRTT:
 		return fmt.Errorf("lab link: jitter %s larger than the round trip %s", l.Jitter, l.RTT)
 	}
 	return nil
@@ -340,17 +363,17 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	if l.cfg.Service != nil {
 		model := l.cfg.Service
 		if l.cfg.Compensate {
-			model = compensated{model, &l.own}
+			model = server.Compensated{ServiceModel: model, Own: &l.own}
 		}
-		h = withService(api, model, l.stopped, h)
+		h = server.WithService(api, model, l.stopped, h)
 	}
-	b := &behaviour{api: api, serviceTime: l.cfg.ServiceTime, faults: l.cfg.Faults, counts: &l.Counts, stop: l.stop}
+	b := &server.Behaviour{API: api, ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(!l.cfg.HTTP1Only)
 	protos.SetUnencryptedHTTP2(!l.cfg.HTTP1Only)
 	ep.server = &http.Server{
-		Handler:           b.wrap(h),
+		Handler:           b.Wrap(h),
 		ReadHeaderTimeout: time.Minute,
 		IdleTimeout:       l.cfg.IdleTimeout,
 		Protocols:         &protos,
@@ -364,15 +387,15 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 	}
 	tlsConfig := ep.server.TLSConfig
 	if l.rec != nil {
-		ep.server.Handler = l.rec.wrap(ep.server.Handler)
-		ep.server.ConnState, ep.server.ConnContext = l.rec.connState, l.rec.connContext
+		ep.server.Handler = l.rec.Wrap(ep.server.Handler)
+		ep.server.ConnState, ep.server.ConnContext = l.rec.ConnState, l.rec.ConnContext
 		if tlsConfig != nil {
-			tlsConfig = l.rec.tlsConfig(tlsConfig)
+			tlsConfig = l.rec.TLSConfig(tlsConfig)
 		}
 	}
 	for _, ln := range listeners {
 		if l.rec != nil {
-			ln = l.rec.listener(api, ln)
+			ln = l.rec.Listener(api, ln)
 		}
 		if l.ca != nil {
 			ln = tls.NewListener(ln, tlsConfig)
@@ -399,6 +422,10 @@ func (l *Lab) publicURL(api string, port int, local string) string {
 	return l.scheme() + "://" + net.JoinHostPort(hostName(api), strconv.Itoa(port))
 }
 
+var discardLog = log.New(io.Discard, "", 0)
+
+func isAddrInUse(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }
+
 func portHint(err error) error {
 	if isAddrInUse(err) {
 		return fmt.Errorf("%w (the port is taken: choose another with --port, or 0 for any free port)", err)
@@ -421,6 +448,30 @@ func (l *Lab) LocalEndpoint(api string) string {
 		return ep.local
 	}
 	return ""
+}
+
+// DirectEndpoint is api's server reached on loopback, bypassing the
+// network (lab check's baseline); the same as Endpoint on the direct path.
+func (l *Lab) DirectEndpoint(api string) string {
+	if ep := l.endpoints[api]; ep != nil {
+		return ep.direct
+	}
+	return ""
+}
+
+// Config is the configuration in force, defaults filled in.
+func (l *Lab) Config() Config { return l.cfg }
+
+// Wire is the emulated wire's configuration and, while packets cross it,
+// its counters (nil on the direct path): on the netns path the pipe's.
+func (l *Lab) Wire() (netem.Config, func() (up, down netem.Stats)) {
+	switch {
+	case l.kn != nil:
+		return l.netemConfig(), l.kn.pair.Pipe.Stats
+	case l.net != nil:
+		return l.netemConfig(), l.net.Stats
+	}
+	return l.netemConfig(), nil
 }
 
 // Dial connects objbench's own client to addr: across the emulated network,
@@ -463,33 +514,46 @@ func (l *Lab) ResolverAddr() string {
 	return l.dns.Addr()
 }
 
-// Target is the storage target for api's bucket.
-func (l *Lab) Target(api string) storage.Target {
+// Location is a lab bucket as a storage URL's parts (scheme s3, gs or az).
+type Location struct {
+	Scheme, Account, Bucket string
+}
+
+// Location is where api's bucket is: the lab's, or the upstream server's.
+func (l *Lab) Location(api string) Location {
 	if up := l.cfg.Upstream; up != nil {
-		return storage.Target{Scheme: map[string]string{"s3": "s3", "gcs": "gs"}[up.API], Bucket: up.Bucket}
+		return Location{Scheme: map[string]string{"s3": "s3", "gcs": "gs"}[up.API], Bucket: up.Bucket}
 	}
 	switch api {
 	case "gcs":
-		return storage.Target{Scheme: "gs", Bucket: Bucket}
+		return Location{Scheme: "gs", Bucket: Bucket}
 	case "azure":
-		return storage.Target{Scheme: "az", Account: azuriteAccount, Bucket: Bucket}
+		return Location{Scheme: "az", Account: server.AzuriteAccount, Bucket: Bucket}
 	}
-	return storage.Target{Scheme: "s3", Bucket: Bucket}
+	return Location{Scheme: "s3", Bucket: Bucket}
 }
 
-// Credentials returns the fixed local keys of api's endpoint: the S3 keys,
+// Keys are an endpoint's access key and secret.
+type Keys struct {
+	AccessKeyID, SecretAccessKey string
+}
+
+// String hides the keys, as storage.StaticCredentials does.
+func (Keys) String() string { return "[redacted]" }
+
+// Keys returns the fixed local keys of api's endpoint: the S3 keys,
 // Azurite's well-known account and key, nothing for GCS (no auth) nor for
 // an upstream server (the client's own, from its provider's chain).
-func (l *Lab) Credentials(api string) *storage.StaticCredentials {
+func (l *Lab) Keys(api string) *Keys {
 	switch {
 	case l.cfg.Upstream != nil:
 		return nil
 	case api == "gcs":
 		return nil
 	case api == "azure":
-		return &storage.StaticCredentials{AccessKeyID: azuriteAccount, SecretAccessKey: azuriteKey}
+		return &Keys{AccessKeyID: server.AzuriteAccount, SecretAccessKey: server.AzuriteKey}
 	}
-	c := labCredentials
+	c := labKeys
 	return &c
 }
 
@@ -509,8 +573,11 @@ func (l *Lab) CAPEM() []byte {
 	return l.ca.certPEM
 }
 
+// Upstream is the real server the lab fronts; nil for the embedded ones.
+func (l *Lab) Upstream() *server.Upstream { return l.cfg.Upstream }
+
 // Recorder is the record of what the servers saw; nil unless Config.Record.
-func (l *Lab) Recorder() *Recorder { return l.rec }
+func (l *Lab) Recorder() *timeline.Recorder { return l.rec }
 
 // IdleTimeout is the servers' keep-alive timeout.
 func (l *Lab) IdleTimeout() time.Duration { return l.cfg.IdleTimeout }
@@ -546,7 +613,7 @@ func (l *Lab) Close() error {
 	var errs []error
 	l.closeOnce.Do(func() {
 		if l.rec != nil {
-			l.rec.stop()
+			l.rec.Stop()
 		}
 		close(l.stop)
 		l.endStopped()

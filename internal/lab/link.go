@@ -40,8 +40,8 @@ const defaultMTU = 1500
 
 func checkNetwork(cfg Config) error {
 	switch {
-	case cfg.MTU != 0 && (cfg.MTU < 576 || cfg.MTU > 65535):
-		return fmt.Errorf("lab network: MTU %d: use 576 (the IPv4 minimum) to 65535", cfg.MTU)
+	case cfg.MTU != 0 && netem.CheckMTU(cfg.MTU) != nil:
+		return fmt.Errorf("lab network: MTU %w", netem.CheckMTU(cfg.MTU))
 	case cfg.Queue < 0:
 		return fmt.Errorf("lab network: queue must be positive")
 	case cfg.RecvBuffer < 0 || cfg.SendBuffer < 0 || cfg.RecvBuffer > 1<<30 || cfg.SendBuffer > 1<<30:
@@ -95,4 +95,26 @@ func (l *Lab) Network() NetworkInfo {
 		model = NetworkNetns
 	}
 	return NetworkInfo{Model: model, Queue: c.Down.Queue, MTU: c.MTU, RecvBuffer: b.RecvMax, SendBuffer: b.SendMax}
+}
+
+// Slow-start model (RFC 5681, RFC 6928): a new connection's sender starts
+// with initialWindow segments and doubles its window each round trip until
+// the receive window caps it.
+const initialWindow = 10
+
+// MSS is the TCP payload per packet for an MTU: IPv4 and TCP headers with
+// the timestamp option take 52 bytes.
+func MSS(mtu int) int { return mtu - 52 }
+
+// SlowStartRounds is the number of round trips a fresh sender needs to
+// deliver n bytes with segments of mss bytes, its window starting at 10
+// segments, doubling per round trip, at most rwnd bytes.
+func SlowStartRounds(n int64, mss, rwnd int) int {
+	w, sent, rounds := int64(initialWindow*mss), int64(0), 0
+	for sent < n {
+		sent += min(w, int64(rwnd))
+		w *= 2
+		rounds++
+	}
+	return rounds
 }

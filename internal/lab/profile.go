@@ -10,7 +10,8 @@ import (
 	"github.com/objbench/objbench/internal/units"
 )
 
-// Profile is a named link, from DESIGN.md.
+// Profile is a named link, from the lab's network model
+// (docs/design.md#the-labs-network-model).
 type Profile struct {
 	Name        string
 	Link        Link

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -9,8 +8,17 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/lab/twin"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
+
+// MaxRTT bounds the emulated round trip and its jitter: a longer one is a
+// mistake. The settings (Settings.Config) and the link a lab starts with
+// (Start) check against this one bound.
+const MaxRTT = 10 * time.Second
 
 // Settings are the lab's knobs as a user writes them (the command line's
 // flags): raw sizes, rates and fault lists, validated into a Config by
@@ -54,16 +62,16 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	default:
 		return cfg, fmt.Errorf("--network %q: use auto, netns or netstack", lf.Network)
 	}
-	var measured *Measured
+	var measured *twin.Measured
 	var err error
-	if file := lf.ProfileFile; IsProfileFile(profile) || file != "" {
+	if file := lf.ProfileFile; twin.IsProfileFile(profile) || file != "" {
 		if file != "" && profile != "" {
 			return cfg, errMeasuredAndNamed
 		}
 		if file == "" {
 			file = profile
 		}
-		if measured, err = LoadMeasured(file); err != nil {
+		if measured, err = twin.LoadMeasured(file); err != nil {
 			return cfg, err
 		}
 		cfg.Profile, profile = "", ""
@@ -79,12 +87,12 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	// and a measured profile when its endpoint did.
 	cfg.TLS = lf.TLS || (prof.Name != "local" && !lf.NoTLS) || (measured != nil && measured.Network.TLS && !lf.NoTLS)
 	if lf.Upstream != "" {
-		if cfg.Upstream, err = ParseUpstream(lf.Upstream); err != nil {
+		if cfg.Upstream, err = server.ParseUpstream(lf.Upstream); err != nil {
 			return cfg, fmt.Errorf("--upstream: %w", err)
 		}
 	}
-	if lf.MTU < 576 || lf.MTU > 65535 {
-		return cfg, fmt.Errorf("--mtu %d: use 576 (the IPv4 minimum) to 65535", lf.MTU)
+	if err := netem.CheckMTU(lf.MTU); err != nil {
+		return cfg, usage.Fieldf("MTU", "--mtu %w", err)
 	}
 	if lf.DNSTime < 0 || lf.DNSTime > 10*time.Second {
 		return cfg, fmt.Errorf("--dns-time %s: use a lookup time from 0 to 10s", lf.DNSTime)
@@ -126,15 +134,15 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, fmt.Errorf("--tls-version %q: use 1.2 or 1.3", lf.TLSVersion)
 	}
 	if lf.RTT != -1 {
-		if lf.RTT < 0 || lf.RTT > 10*time.Second {
-			return cfg, fmt.Errorf("--rtt %s: use a round trip from 0 to 10s", lf.RTT)
+		if lf.RTT < 0 || lf.RTT > MaxRTT {
+			return cfg, usage.Fieldf("RTT", "--rtt %s: use a round trip from 0 to %s", lf.RTT, MaxRTT)
 		}
 		rtt := lf.RTT
 		cfg.RTT = &rtt
 	}
 	if lf.Jitter != -1 {
-		if lf.Jitter < 0 || lf.Jitter > 10*time.Second {
-			return cfg, fmt.Errorf("--jitter %s: use a jitter from 0 to 10s", lf.Jitter)
+		if lf.Jitter < 0 || lf.Jitter > MaxRTT {
+			return cfg, usage.Fieldf("Jitter", "--jitter %s: use a jitter from 0 to %s", lf.Jitter, MaxRTT)
 		}
 		jitter := lf.Jitter
 		cfg.Jitter = &jitter
@@ -152,14 +160,14 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	if lf.Port < 0 || lf.Port > 65535 {
 		return cfg, fmt.Errorf("--port %d: use 1-65535, or 0 for free ports", lf.Port)
 	}
-	f, err := ParseFaults(lf.Faults)
+	f, err := server.ParseFaults(lf.Faults)
 	if err != nil {
 		return cfg, fmt.Errorf("--fault: %w", err)
 	}
 	cfg.Faults = f
 	if measured != nil {
 		given := cfg.Faults
-		measured.apply(&cfg)
+		applyMeasured(measured, &cfg)
 		if lf.Faults != "" {
 			cfg.Faults = given
 		}
@@ -168,72 +176,6 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// StartAll starts a lab serving every API it can: s3, gcs and azure, or
-// s3 and gcs alone when Azurite is missing (noAzure). A start that fails
-// for another reason is returned as it is.
-func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure bool, err error) {
-	cfg.APIs = []string{"s3", "gcs", "azure"}
-	l, err = Start(ctx, cfg)
-	if errors.Is(err, ErrNoAzurite) {
-		noAzure = true
-		cfg.APIs = cfg.APIs[:2]
-		l, err = Start(ctx, cfg)
-	}
-	return l, cfg.APIs, noAzure, err
-}
-
-// tlsModes are the TLS modes lab check measures: plain and TLS, unless
-// the settings pick one.
-func (lf Settings) tlsModes() []bool {
-	switch {
-	case lf.TLS:
-		return []bool{true}
-	case lf.NoTLS:
-		return []bool{false}
-	}
-	return []bool{false, true}
-}
-
-// CheckModes runs Check (through the s3 endpoint) on a lab per TLS mode
-// (see tlsModes) serving every API it can, so that every provider's client
-// is checked: noAzure is called when Azurite is missing. each sees every
-// mode's lab while it is open, the mode's name and its rows. failed counts
-// the rows outside tolerance. The settings must be valid (Config).
-func (lf Settings) CheckModes(ctx context.Context, profile string, o CheckOptions, noAzure func(), each func(l *Lab, mode string, rows []CheckRow)) (failed int, err error) {
-	for _, useTLS := range lf.tlsModes() {
-		s := lf
-		s.TLS, s.NoTLS = useTLS, !useTLS
-		cfg, err := s.Config(nil, profile)
-		if err != nil {
-			return failed, err
-		}
-		l, _, missing, err := StartAll(ctx, cfg)
-		if err != nil {
-			return failed, fmt.Errorf("lab: %w", err)
-		}
-		if missing && noAzure != nil {
-			noAzure()
-		}
-		rows, err := l.Check(ctx, "s3", o)
-		if err != nil {
-			l.Close()
-			return failed, err
-		}
-		mode := "plain HTTP"
-		if useTLS {
-			mode = "TLS " + s.TLSVersion
-		}
-		for _, r := range rows {
-			if !r.Pass {
-				failed++
-			}
-		}
-		each(l, mode, rows)
-		l.Close()
-	}
-	return failed, nil
 }
 
 // WriteCA writes the lab's CA certificate into a new temporary folder

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // defaults are the command line's defaults for the lab's flags.
@@ -83,7 +85,7 @@ func TestSettingsConfig(t *testing.T) {
 		{name: "port out of range", edit: func(s *Settings) { s.Port = 70000 }, err: "--port"},
 		{name: "bad fault", edit: func(s *Settings) { s.Faults = "explode=5%" }, err: "--fault"},
 		{name: "faults", edit: func(s *Settings) { s.Faults = "reset=2%" }, check: func(t *testing.T, c Config) {
-			if c.Faults == (Faults{}) {
+			if c.Faults == (server.Faults{}) {
 				t.Error("--fault reset=2%: no faults")
 			}
 		}},
@@ -111,18 +113,6 @@ func TestSettingsConfig(t *testing.T) {
 			}
 			c.check(t, cfg)
 		})
-	}
-}
-
-func TestSettingsTLSModes(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		tls, noTLS bool
-		want       []bool
-	}{{false, false, []bool{false, true}}, {true, false, []bool{true}}, {false, true, []bool{false}}} {
-		if got := (Settings{TLS: c.tls, NoTLS: c.noTLS}).tlsModes(); !slices.Equal(got, c.want) {
-			t.Errorf("tls %v no-tls %v: modes %v, want %v", c.tls, c.noTLS, got, c.want)
-		}
 	}
 }
 

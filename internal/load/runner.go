@@ -172,63 +172,24 @@ type Sink interface {
 }
 
 // Run executes st. It returns partial results when ctx is cancelled, with
-// Interrupted set; an error only when no worker could start.
+// Interrupted set; an error only when no worker could start. Its steps, in
+// order: the clients (stepClients), the step's context and budgets, the
+// workers (runWorkers), then the results (collect).
 func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	conc := max(st.Concurrency, 1)
-	var clients []*Client // every client made, for counting connections
-	var clientsMu sync.Mutex
-	newClient := func(ctx context.Context) (*Client, error) {
-		c, err := r.NewClient(ctx)
-		if err != nil {
-			return nil, err
-		}
-		clientsMu.Lock()
-		clients = append(clients, c)
-		clientsMu.Unlock()
-		return c, nil
+	sc := &stepClients{newClient: r.NewClient}
+	defer sc.close()
+	workerClients, err := sc.forWorkers(ctx, st.Clients, conc)
+	if err != nil {
+		return nil, err
 	}
-	defer func() {
-		for _, c := range clients {
-			c.Close()
-		}
-	}()
-	workerClients := make([]*Client, conc)
-	switch st.Clients {
-	case PerWorker:
-		for w := range workerClients {
-			c, err := newClient(ctx)
-			if err != nil {
-				return nil, err
-			}
-			workerClients[w] = c
-		}
-	case Shared:
-		c, err := newClient(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for w := range workerClients {
-			workerClients[w] = c
-		}
-	}
-	var perOpErr atomic.Pointer[error]
-
-	var (
-		next     atomic.Int64
-		done     atomic.Int64
-		firstErr atomic.Pointer[string]
-		wg       sync.WaitGroup
-	)
 	// Per-worker state, merged after the step; recorders in one shard
 	// per CPU (see shard).
-	shards := newShards(conc)
-	var inflight, peak atomic.Int64
-	lags := make([]time.Duration, conc)
+	sw := &stepWorkers{shards: newShards(conc), lags: make([]time.Duration, conc), sinks: make([]Sink, conc)}
 	// The workers' reservoirs are windows of one array, gathered in place
 	// after the step: the step's samples are kept once.
 	keep := min(r.Keep, st.Requests)
-	kept := stats.Split(keep, conc)
-	sinks := make([]Sink, conc)
+	sw.kept = stats.Split(keep, conc)
 	if r.Ready != nil {
 		r.Ready(ctx)
 	}
@@ -243,95 +204,200 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	gc, gcDone := stats.GCBudget(os.Getenv, keep)
 	defer gcDone()
 	gc0 := stats.ReadGCCounters()
-	cpu0, cpuOK := stats.ProcessCPU()
-	wait0, waitOK := stats.ProcessRunWait()
+	use0 := markUsage()
 	start := time.Now()
-	stopProgress := r.startProgress(st, &done, start)
+	stopProgress := r.startProgress(st, &sw.done, start)
 	if o, ok := st.Pacer.(*OpenLoop); ok {
 		o.Start(start)
 	}
-	conns := func() int64 {
-		clientsMu.Lock()
-		defer clientsMu.Unlock()
-		var n int64
-		for _, c := range clients {
-			if c.Transport != nil {
-				n += c.Transport.ConnsOpened()
-			}
-		}
-		return n
+	stopSeries, series := r.startSeries(st, sw.shards, start, &sw.inflight, &sw.peak, sc.connsOpened)
+	r.runWorkers(runCtx, st, sc, workerClients, sw)
+	wall := time.Since(start)
+	use1 := markUsage()
+	gc.Since(gc0, stats.ReadGCCounters())
+	gcDone()
+	stopProgress()
+	stopSeries()
+
+	res := r.collect(ctx, st, sw, series, wall, keep)
+	use1.since(use0, &res.Summary)
+	res.Summary.GC = &gc
+	sc.count(res)
+	if p := sc.perOpErr.Load(); p != nil && res.Summary.Count == 0 && res.Summary.Errors == 0 {
+		return nil, *p
 	}
-	stopSeries, series := r.startSeries(st, shards, start, &inflight, &peak, conns)
-	for w := range conc {
+	if p := sw.firstErr.Load(); p != nil {
+		res.FirstError = *p
+	}
+	return res, nil
+}
+
+// stepClients are the clients one step makes: each kept, to count its
+// connections, and closed after the step.
+type stepClients struct {
+	newClient func(context.Context) (*Client, error)
+	mu        sync.Mutex
+	all       []*Client
+	// perOpErr is the first error making a PerOp client.
+	perOpErr atomic.Pointer[error]
+}
+
+// open makes a client and keeps it.
+func (sc *stepClients) open(ctx context.Context) (*Client, error) {
+	c, err := sc.newClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc.mu.Lock()
+	sc.all = append(sc.all, c)
+	sc.mu.Unlock()
+	return c, nil
+}
+
+// close closes every client made (after the workers are done).
+func (sc *stepClients) close() {
+	for _, c := range sc.all {
+		c.Close()
+	}
+}
+
+// forWorkers makes each worker's client: its own (PerWorker), one for all
+// (Shared), or none (PerOp: one per operation, see getter).
+func (sc *stepClients) forWorkers(ctx context.Context, mode ClientMode, conc int) ([]*Client, error) {
+	workerClients := make([]*Client, conc)
+	switch mode {
+	case PerWorker:
+		for w := range workerClients {
+			c, err := sc.open(ctx)
+			if err != nil {
+				return nil, err
+			}
+			workerClients[w] = c
+		}
+	case Shared:
+		c, err := sc.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for w := range workerClients {
+			workerClients[w] = c
+		}
+	}
+	return workerClients, nil
+}
+
+// getter is a worker's way to its client: c, or without one (PerOp) a
+// new client, closed after its operation.
+func (sc *stepClients) getter(c *Client) func(context.Context) (*Client, func(), error) {
+	return func(ctx context.Context) (*Client, func(), error) {
+		if c != nil {
+			return c, func() {}, nil
+		}
+		pc, err := sc.open(ctx)
+		if err != nil {
+			sc.perOpErr.CompareAndSwap(nil, &err)
+			return nil, nil, err
+		}
+		return pc, pc.Close, nil
+	}
+}
+
+// connsOpened is the connections the step's clients have opened so far.
+func (sc *stepClients) connsOpened() int64 {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	var n int64
+	for _, c := range sc.all {
+		if c.Transport != nil {
+			n += c.Transport.ConnsOpened()
+		}
+	}
+	return n
+}
+
+// count adds the step's connections and TLS handshakes to res.
+func (sc *stepClients) count(res *StepResult) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, c := range sc.all {
+		if c.Transport != nil {
+			res.Connections += c.Transport.ConnsOpened()
+			res.TLSHandshakes += c.Transport.TLSHandshakes()
+		}
+	}
+}
+
+// stepWorkers is the workers' state across one step, merged after it.
+type stepWorkers struct {
+	shards         []*shard
+	lags           []time.Duration
+	sinks          []Sink
+	kept           []*stats.Reservoir
+	next, done     atomic.Int64
+	firstErr       atomic.Pointer[string]
+	inflight, peak atomic.Int64
+}
+
+// runWorkers runs the step's workers until they are done.
+func (r *Runner) runWorkers(runCtx context.Context, st *Step, sc *stepClients, workerClients []*Client, sw *stepWorkers) {
+	var wg sync.WaitGroup
+	for w := range workerClients {
 		if r.NewSink != nil {
-			sinks[w] = r.NewSink()
+			sw.sinks[w] = r.NewSink()
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := workerClients[w]
-			get := func(ctx context.Context) (*Client, func(), error) {
-				if c != nil {
-					return c, func() {}, nil
-				}
-				pc, err := newClient(ctx) // PerOp: a new client, closed after its operation
-				if err != nil {
-					perOpErr.CompareAndSwap(nil, &err)
-					return nil, nil, err
-				}
-				return pc, pc.Close, nil
-			}
 			// Each worker's own child of the step's context: every
 			// operation's timeout context registers with it, not with the
 			// context that all workers share, whose lock they would then
 			// take twice per operation.
 			wctx, cancel := context.WithCancel(runCtx)
 			defer cancel()
-			r.work(wctx, st, w, get, worker{shard: shards[w%len(shards)], kept: kept[w], sink: sinks[w], lag: &lags[w],
-				inflight: &inflight, peak: &peak}, &next, &done, &firstErr)
+			r.work(wctx, st, w, sc.getter(workerClients[w]), worker{shard: sw.shards[w%len(sw.shards)], kept: sw.kept[w], sink: sw.sinks[w], lag: &sw.lags[w],
+				inflight: &sw.inflight, peak: &sw.peak}, &sw.next, &sw.done, &sw.firstErr)
 		}()
 	}
 	wg.Wait()
-	wall := time.Since(start)
-	cpu1, _ := stats.ProcessCPU()
-	wait1, _ := stats.ProcessRunWait()
-	gc.Since(gc0, stats.ReadGCCounters())
-	gcDone()
-	stopProgress()
-	stopSeries()
+}
 
-	res := r.results(st, shards, series, wall)
-	res.StartLags = lagDist(shards)
+// collect merges the workers' state into the step's result.
+func (r *Runner) collect(ctx context.Context, st *Step, sw *stepWorkers, series *seriesOf, wall time.Duration, keep int) *StepResult {
+	res := r.results(st, sw.shards, series, wall)
+	res.StartLags = lagDist(sw.shards)
 	res.Interrupted = ctx.Err() != nil
-	res.Kept = []*stats.Reservoir{stats.Gather(kept, keep)}
+	res.Kept = []*stats.Reservoir{stats.Gather(sw.kept, keep)}
 	if r.NewSink != nil {
-		res.Sinks = sinks
+		res.Sinks = sw.sinks
 	}
-	for _, l := range lags {
+	for _, l := range sw.lags {
 		res.StartLag = max(res.StartLag, l)
 	}
-	if cpuOK {
-		res.Summary.ClientCPU = cpu1 - cpu0 // the whole process's CPU across the step
+	return res
+}
+
+// usageMark is the process's CPU time and run-queue wait at one moment.
+type usageMark struct {
+	cpu, wait     time.Duration
+	cpuOK, waitOK bool
+}
+
+func markUsage() usageMark {
+	var m usageMark
+	m.cpu, m.cpuOK = stats.ProcessCPU()
+	m.wait, m.waitOK = stats.ProcessRunWait()
+	return m
+}
+
+// since sets the step's client CPU (the whole process's, across the
+// step) and run-queue wait from the mark at its start, where known.
+func (m usageMark) since(start usageMark, s *stats.Summary) {
+	if start.cpuOK {
+		s.ClientCPU = m.cpu - start.cpu
 	}
-	if waitOK {
-		res.Summary.ClientRunWait = max(wait1-wait0, 0)
+	if start.waitOK {
+		s.ClientRunWait = max(m.wait-start.wait, 0)
 	}
-	res.Summary.GC = &gc
-	clientsMu.Lock()
-	for _, c := range clients {
-		if c.Transport != nil {
-			res.Connections += c.Transport.ConnsOpened()
-			res.TLSHandshakes += c.Transport.TLSHandshakes()
-		}
-	}
-	clientsMu.Unlock()
-	if p := perOpErr.Load(); p != nil && res.Summary.Count == 0 && res.Summary.Errors == 0 {
-		return nil, *p
-	}
-	if p := firstErr.Load(); p != nil {
-		res.FirstError = *p
-	}
-	return res, nil
 }
 
 // worker is one worker's own state, merged after the step.

@@ -11,7 +11,8 @@ import (
 	"github.com/objbench/objbench/internal/units"
 )
 
-// Strategy names, in the order seed 003 took its steps.
+// Strategy names, from the SDK's default to the most that one client can
+// do (docs/strategies.md).
 const (
 	SDKDefault       = "sdk-default"
 	SingleRequest    = "single-request"
@@ -65,7 +66,7 @@ type StrategyResult struct {
 	// Protocols seen, e.g. {"h2": 50}.
 	Protocols map[string]int64
 	// First and Later are the mean phases of each worker's first request
-	// and of the later ones (seed 000's table), with their totals.
+	// and of the later ones (the first-vs-later table), with their totals.
 	First, Later           [nettrace.NumPhases]time.Duration
 	FirstTotal, LaterTotal time.Duration
 	FirstN, LaterN         int64

@@ -2,7 +2,7 @@
 // Transport is an http.RoundTripper handed to each provider SDK; every HTTP
 // exchange made under a context from Begin is attributed to that operation,
 // and Finish turns the exchanges into one Sample with every phase of the
-// phase model (DESIGN.md) and the connection facts.
+// phase model (docs/design.md#the-phase-model) and the connection facts.
 package nettrace
 
 import "time"
@@ -23,6 +23,11 @@ const (
 )
 
 var phaseNames = [NumPhases]string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+
+// PhaseNames are the phases' names in order, as the JSON contract keys
+// them (phases_ms): the one list every table, rule and threshold walks.
+// Each call returns a fresh slice, so callers may append to it.
+func PhaseNames() []string { return append([]string(nil), phaseNames[:]...) }
 
 // String returns the phase's name as used in the JSON contract.
 func (p Phase) String() string {

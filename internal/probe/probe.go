@@ -1,4 +1,4 @@
-// Package probe is seed 000's experiment as a reusable unit: a round of K
+// Package probe is the probe round as a reusable unit: a round of K
 // GETs of random keys from a small pool of objects, on a client that lives
 // as long as the process, so that a later round (a later invocation of a
 // function or service) shows whether its first request found a connection
@@ -99,7 +99,7 @@ type Target struct {
 // ErrPoolMissing says the pool objects are not there and --prepare was not given.
 var ErrPoolMissing = errors.New("probe pool missing")
 
-// PoolKeys names the pool objects as seed 000 did: <pool>_<n>_<size>.obj.
+// PoolKeys names the pool objects: <pool>_<n>_<size>.obj.
 func PoolKeys(prefix string, pool int, size int64) []string {
 	keys := make([]string, pool)
 	for i := range keys {

@@ -19,7 +19,7 @@ func TestWithDefaults(t *testing.T) {
 		want    Options
 		wantErr string
 	}{
-		{"seed 000 defaults", Options{}, Options{Count: 50, Pool: 10, Size: 1024}, ""},
+		{"defaults", Options{}, Options{Count: 50, Pool: 10, Size: 1024}, ""},
 		{"kept", Options{Count: 3, Pool: 2, Size: 7}, Options{Count: 3, Pool: 2, Size: 7}, ""},
 		{"count too large", Options{Count: MaxCount + 1}, Options{}, "count"},
 		{"negative pool", Options{Pool: -1}, Options{}, "pool"},

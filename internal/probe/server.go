@@ -46,7 +46,7 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// Request is POST /probe's body: seed 000's scheduler options.
+// Request is POST /probe's body: the scheduler's options.
 type Request struct {
 	Count   int             `json:"count"`
 	Pool    int             `json:"pool"`

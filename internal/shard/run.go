@@ -11,6 +11,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Run is this process's part of a sharded run: which shard, where it
@@ -236,7 +237,7 @@ type Config struct {
 // results place and proves it writable, resolves the start time, and
 // measures the clock against the storage service. It returns nil for an
 // unsharded run without --results-to or a start time. Mistakes in the
-// settings are UsageErrors.
+// settings are usage.Errors.
 func Begin(ctx context.Context, c Config) (*Run, error) {
 	if !c.Spec.Active() && c.ResultsTo == "" && c.StartAt == "" && c.StartIn == 0 {
 		return nil, nil
@@ -248,12 +249,12 @@ func Begin(ctx context.Context, c Config) (*Run, error) {
 		}
 		p, err := OpenPlace(ctx, c.ResultsTo, c.Open)
 		if err != nil {
-			return nil, UsageError{err}
+			return nil, usage.Wrap(err)
 		}
 		r.Place = p
 		if err := p.CheckWritable(ctx, r.Spec); err != nil {
 			p.Close()
-			return nil, UsageError{err}
+			return nil, usage.Wrap(err)
 		}
 	}
 	t, err := ResolveStart(ctx, c.StartAt, c.StartIn, r.Spec, r.Place)
@@ -262,7 +263,7 @@ func Begin(ctx context.Context, c Config) (*Run, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, UsageError{err}
+		return nil, usage.Wrap(err)
 	}
 	r.StartAt = t
 	if c.Setup != nil && r.Spec.Active() {
@@ -279,9 +280,3 @@ func (r *Run) Close() {
 		r.Place.Close()
 	}
 }
-
-// UsageError marks a setting the user must change (exit code 2).
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }

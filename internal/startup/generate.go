@@ -89,7 +89,7 @@ func generateModules(dir string, o Options) error {
 	}
 	var b strings.Builder
 	if o.Runtime == "node" {
-		// Like seed 002: one index.js that requires every module and
+		// One index.js that requires every module and
 		// exports them as a single giant object.
 		b.WriteString("'use strict';\nmodule.exports = {\n")
 		for i := range o.Modules {

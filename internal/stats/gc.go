@@ -35,31 +35,11 @@ type GC struct {
 }
 
 // The collector's budget for a measurement when the user set neither GOGC
-// nor GOMEMLIMIT. The live heap of a step is small and bounded
-// (histograms, a reservoir of packed samples, the clients' buffers), so
-// GOGC is raised until the heap's goal reaches GCHeapTarget, from Go's
-// default 100 up to GCMaxPercent: with no sample kept a collection comes 4
-// times less often. GOGC never goes under the default, so the budget never
-// makes the collector run more than Go would; the soft memory limit is a
-// backstop for a heap that grows during the step (as the lab's servers'
-// does): the target and some headroom, or twice the live heap and the
-// headroom when that is more. Measured on the embedded lab (1 KiB GETs, c=8, 60,000
-// requests, 60,000 samples kept): GOGC=100 ran 311 collections; 400 under a
-// 64 MiB limit, 124 (CPU per op -17%); a limit near the live heap (40 MiB)
-// made the collector run without rest (805 collections per 100,000
-// requests), as it did in a test binary running many measurements at once.
-// The target was 48 MiB; 40 leaves the process under 100 MB with the ~30 MB
-// of the binary's code a run keeps mapped (see ReleaseCode): bench/memory.sh,
-// 1,000,000 GETs, peaks at 88.5 MB. The live heap of a run that keeps
-// samples is 20-29 MB, so that even at GOGC 100 its goal passes the limit,
-// which is then what bounds the heap: with 16 MiB of headroom an open loop
-// of 64 workers (bench/memory.sh -open 2500) held 57-63 MB anonymous and
-// peaked at 102.8 MB on a loaded machine; with 8 MiB (gcKeptHeadroom),
-// 300,000 GETs peaked at 76.6 MB against 88.8 (anon 48.4 against 52.0),
-// for 1983 collections against 1180. With no sample kept (--no-save, as
-// bench/peers.sh measures the client's CPU) the live heap is about 8 MB and
-// GOGC's goal bounds the heap: 8 MiB there would have the limit cut in
-// anyway (100,000 GETs at c=8: 273-279 collections against 219-223).
+// nor GOMEMLIMIT: GOGC raised from Go's default 100 until the heap's goal
+// reaches GCHeapTarget, up to GCMaxPercent, never under the default; a
+// soft memory limit of the target and some headroom (or twice the live
+// heap and the headroom, when that is more) as a backstop. The figures
+// behind each number: docs/design.md#the-garbage-collectors-budget.
 const (
 	GCMaxPercent = 400
 	GCHeapTarget = 40 << 20

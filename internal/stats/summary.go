@@ -24,7 +24,7 @@ type Dist struct {
 
 // Throughput is per-request MB/s (10^6 bytes/s) at the latency percentiles:
 // P90 is the throughput of the request at the 90th percentile of total
-// time, so P90 <= P50, as PerfKitBenchmarker and seed 001 report it.
+// time, so P90 <= P50, as PerfKitBenchmarker reports it.
 type Throughput struct {
 	P50 float64 `json:"p50"`
 	P90 float64 `json:"p90"`

@@ -1,6 +1,9 @@
 package storage
 
-import "net/http"
+import (
+	"io"
+	"net/http"
+)
 
 // Options configure a provider client. Credentials are never part of them:
 // each provider reads its own standard credential chain.
@@ -31,6 +34,10 @@ type Options struct {
 	// Client is the S3 client library: "" or ClientSDK for aws-sdk-go-v2,
 	// ClientMinio for minio-go. Other providers have one client.
 	Client string
+	// Log receives the SDK's own log lines (a credential fallback such as
+	// "falling back to IMDSv1", a retry): objbench's verbose log. Nil
+	// drops them, so that nothing but objbench speaks on stderr.
+	Log io.Writer
 }
 
 // S3 client libraries (--client).

@@ -3,7 +3,7 @@ package storage
 import "fmt"
 
 // UploadStyle is how a provider sends one object: what differs between
-// providers' SDK defaults and what seed 003 measured.
+// providers' SDK defaults (docs/strategies.md).
 type UploadStyle string
 
 // Upload styles.

@@ -1,12 +1,12 @@
 package target
 
 import (
-	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Settings are the target flags of every command that reaches a bucket,
@@ -32,36 +32,25 @@ type LabDefaults struct {
 	TLS          bool
 }
 
-// LabFlags are the flags that set up the embedded lab: given with a real
-// target, they are refused rather than ignored.
-var LabFlags = []string{"lab-api", "tls", "no-tls", "tls-version", "rtt", "jitter", "bandwidth", "loss", "queue", "mtu", "dns-time", "dns-ttl", "recv-buffer", "send-buffer", "service-time", "idle-timeout", "fault", "port", "upstream"}
-
 // Config checks the settings for raw (a URL, "lab[:PROFILE]" or "" for
 // the lab) into a target configuration; changed says which flags the user
-// gave (a lab default yields to them). Every error is a UsageError.
+// gave (a lab default yields to them). Every error is a usage.Error. The
+// lab's settings are ignored on a real target: the command line refuses
+// the lab's flags there, from the marks it sets where it registers them.
 func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) bool, runID string) (Config, error) {
 	cfg := Config{URL: raw, Endpoint: s.Endpoint, Region: s.Region, Profile: s.Profile, Timeout: s.Timeout,
 		Prefix: s.Prefix, Force: s.Force, CreateBucket: s.CreateBucket, Persistent: s.Persistent,
 		PartConcurrency: s.PartConcurrency, Client: s.Client, RunID: runID}
 	var err error
 	if cfg.Upload, err = storage.ParseUploadStyle(s.Upload); err != nil {
-		return cfg, usagef("--upload: %w", err)
+		return cfg, usage.Errorf("--upload: %w", err)
 	}
 	if s.PartSize != "" {
 		if cfg.PartSize, err = units.ParseSize(s.PartSize); err != nil || cfg.PartSize == 0 {
-			return cfg, usagef("--part-size %q: use a size such as 8MiB", s.PartSize)
+			return cfg, usage.Errorf("--part-size %q: use a size such as 8MiB", s.PartSize)
 		}
 	}
-	if !IsLab(raw) {
-		var given []string
-		for _, n := range LabFlags {
-			if changed(n) {
-				given = append(given, "--"+n)
-			}
-		}
-		if len(given) > 0 {
-			return cfg, usagef("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(given, ", "), raw)
-		}
+	if !IsLab(raw) { // the command line refuses the lab's flags here
 		return cfg, nil
 	}
 	cfg.LabAPI = s.Lab.API
@@ -77,7 +66,7 @@ func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) 
 		ls.TLS = true
 	}
 	if cfg.Lab, err = ls.Config(nil, profile); err != nil {
-		return cfg, UsageError{err}
+		return cfg, usage.Wrap(err)
 	}
 	cfg.Lab.OwnClient = true
 	if up := cfg.Lab.Upstream; up != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func TestSettingsConfig(t *testing.T) {
@@ -31,7 +32,6 @@ func TestSettingsConfig(t *testing.T) {
 					t.Errorf("config %+v", c)
 				}
 			}},
-		{name: "lab flags refused on a bucket", raw: "s3://b", changed: []string{"rtt", "fault"}, err: "--rtt, --fault apply to the embedded lab only"},
 		{name: "a non-lab flag is fine on a bucket", raw: "s3://b", changed: []string{"timeout"}, check: func(*testing.T, Config) {}},
 		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, err: "--upload"},
 		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, err: "--part-size"},
@@ -72,7 +72,7 @@ func TestSettingsConfig(t *testing.T) {
 			changed := func(n string) bool { return strings.Contains(","+strings.Join(c.changed, ",")+",", ","+n+",") }
 			cfg, err := s.Config(c.raw, c.def, changed, "id")
 			if c.err != "" {
-				var ue UsageError
+				var ue usage.Error
 				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ue) {
 					t.Fatalf("error %v, want a usage error naming %q", err, c.err)
 				}

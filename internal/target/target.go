@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -23,16 +24,8 @@ import (
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/providers"
 	"github.com/objbench/objbench/internal/storage/s3"
+	"github.com/objbench/objbench/internal/usage"
 )
-
-// UsageError marks a target or setting the user must change: the command
-// line maps it to exit code 2.
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, a ...any) error { return UsageError{fmt.Errorf(format, a...)} }
 
 // Config says what to reach and how to set it up.
 type Config struct {
@@ -60,6 +53,9 @@ type Config struct {
 	Client string
 	// RunID names the default prefix.
 	RunID string
+	// Log is objbench's verbose log: the SDKs' own log lines go there
+	// (storage.Options.Log); nil drops them.
+	Log io.Writer
 	// LabAPI and Lab configure the embedded lab when URL is the lab.
 	LabAPI string
 	Lab    lab.Config
@@ -85,10 +81,10 @@ type Env struct {
 // the prefix. The caller closes the Env.
 func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if cfg.Timeout <= 0 {
-		return nil, usagef("--timeout must be positive")
+		return nil, usage.Errorf("--timeout must be positive")
 	}
 	if cfg.PartConcurrency < 0 {
-		return nil, usagef("--part-concurrency must be positive")
+		return nil, usage.Errorf("--part-concurrency must be positive")
 	}
 	if err := checkPrefixFlag(cfg.Prefix); err != nil {
 		return nil, err
@@ -98,11 +94,11 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		cfg.Client = storage.ClientSDK
 	case storage.ClientSDK, storage.ClientMinio:
 	default:
-		return nil, usagef("--client %q: use sdk or minio", cfg.Client)
+		return nil, usage.Errorf("--client %q: use sdk or minio", cfg.Client)
 	}
 	e := &Env{Endpoint: cfg.Endpoint, Timeout: cfg.Timeout}
 	e.Options = storage.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, Profile: cfg.Profile,
-		Upload: cfg.Upload, PartSize: cfg.PartSize, PartConcurrency: cfg.PartConcurrency, Client: cfg.Client}
+		Upload: cfg.Upload, PartSize: cfg.PartSize, PartConcurrency: cfg.PartConcurrency, Client: cfg.Client, Log: cfg.Log}
 	e.Trace = nettrace.Config{Timeout: cfg.Timeout}
 	defer func() {
 		if err != nil {
@@ -112,10 +108,10 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	createBucket := cfg.CreateBucket
 	if IsLab(cfg.URL) {
 		if cfg.Endpoint != "" {
-			return nil, usagef("--endpoint needs a TARGET such as s3://bucket; the lab has its own endpoint")
+			return nil, usage.Errorf("--endpoint needs a TARGET such as s3://bucket; the lab has its own endpoint")
 		}
 		if !slices.Contains(lab.APIs, cfg.LabAPI) {
-			return nil, usagef("--lab-api %q: use s3, gcs or azure", cfg.LabAPI)
+			return nil, usage.Errorf("--lab-api %q: use s3, gcs or azure", cfg.LabAPI)
 		}
 		lc := cfg.Lab
 		lc.APIs = []string{cfg.LabAPI}
@@ -123,16 +119,19 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 			return nil, fmt.Errorf("lab: %w", err)
 		}
 		api := cfg.LabAPI
-		e.Target, e.Endpoint, e.LabInfo = e.Lab.Target(api), e.Lab.Endpoint(api), e.Lab.Info(api)
-		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, e.Lab.Credentials(api), "us-east-1"
+		loc := e.Lab.Location(api)
+		e.Target = storage.Target{Scheme: loc.Scheme, Account: loc.Account, Bucket: loc.Bucket}
+		e.Endpoint, e.LabInfo = e.Lab.Endpoint(api), e.Lab.Info(api)
+		// lab.Keys has storage.StaticCredentials' fields: a nil pointer stays nil.
+		e.Options.Endpoint, e.Options.Credentials, e.Options.Region = e.Endpoint, (*storage.StaticCredentials)(e.Lab.Keys(api)), "us-east-1"
 		e.Trace.TLS, e.Trace.Dial, e.Trace.Resolver = e.Lab.ClientTLS(), e.Lab.Dial, e.Lab.Resolver()
 		createBucket = true // the lab's Azurite starts empty
 	} else {
 		if e.Target, err = storage.ParseTarget(cfg.URL); err != nil {
-			return nil, UsageError{err}
+			return nil, usage.Wrap(err)
 		}
 		if !slices.Contains(providers.SchemeNames(), e.Target.Scheme) {
-			return nil, usagef("unknown scheme %q in %q: supported are %s", e.Target.Scheme, cfg.URL, strings.Join(providers.Schemes(), ", "))
+			return nil, usage.Errorf("unknown scheme %q in %q: supported are %s", e.Target.Scheme, cfg.URL, strings.Join(providers.Schemes(), ", "))
 		}
 		if e.Target.Scheme == "s3" {
 			roots, err := s3.RootCAs()
@@ -148,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		return nil, err
 	}
 	if e.Options.Client == storage.ClientMinio && e.Target.Scheme != "s3" {
-		return nil, usagef("--client minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
+		return nil, usage.Errorf("--client minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
 	}
 	// The setup client (bucket check, pools, cleanup) is not measured: it
 	// retries what the network or a faulty lab throws at it.
@@ -176,7 +175,7 @@ func checkPrefixFlag(prefix string) error {
 	}
 	for _, seg := range strings.Split(prefix, "/") {
 		if seg == ".." || seg == "." {
-			return usagef("--prefix %q may not contain %q segments", prefix, seg)
+			return usage.Errorf("--prefix %q may not contain %q segments", prefix, seg)
 		}
 	}
 	return nil
@@ -245,9 +244,9 @@ const (
 func CheckUploadStyle(u storage.UploadStyle, scheme string) error {
 	switch {
 	case u == storage.UploadResumable && scheme != "gs":
-		return usagef("--upload resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
+		return usage.Errorf("--upload resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
 	case u == storage.UploadMultipart && scheme == "gs":
-		return usagef("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
+		return usage.Errorf("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
 	}
 	return nil
 }
@@ -335,7 +334,7 @@ func (e *Env) Where() string {
 // client: with this target's endpoint, region, profile and credentials when
 // it is on the same real provider, else with the provider's defaults.
 func (e *Env) OpenOther(ctx context.Context, t storage.Target) (storage.Backend, error) {
-	o := storage.Options{HTTPClient: &http.Client{}}
+	o := storage.Options{HTTPClient: &http.Client{}, Log: e.Options.Log}
 	if t.Scheme == e.Target.Scheme && e.Lab == nil {
 		o.Endpoint, o.Region, o.Profile, o.Credentials = e.Options.Endpoint, e.Options.Region, e.Options.Profile, e.Options.Credentials
 	}

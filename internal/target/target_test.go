@@ -10,6 +10,7 @@ import (
 
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/mem"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // bucket is a fresh in-memory bucket named for the test, with keys in it.
@@ -99,7 +100,7 @@ func TestRunPrefix(t *testing.T) {
 func TestOpen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	usage := func(err error) bool { var u UsageError; return errors.As(err, &u) }
+	isUsage := func(err error) bool { var u usage.Error; return errors.As(err, &u) }
 	t.Run("refusals are usage errors", func(t *testing.T) {
 		for _, cfg := range []Config{
 			{URL: "mem://x", Timeout: 0},
@@ -110,7 +111,7 @@ func TestOpen(t *testing.T) {
 			{URL: "lab", Timeout: time.Second, LabAPI: "ftp"},
 			{URL: "mem://x", Timeout: time.Second, Upload: storage.UploadResumable},
 		} {
-			if e, err := Open(ctx, cfg); !usage(err) {
+			if e, err := Open(ctx, cfg); !isUsage(err) {
 				if e != nil {
 					e.Close()
 				}
@@ -121,7 +122,7 @@ func TestOpen(t *testing.T) {
 	t.Run("non-empty prefix refused, forced run keeps it", func(t *testing.T) {
 		_, tg := bucket(t, "p/objbench/R1/old")
 		cfg := Config{URL: "mem://" + tg.Bucket + "/p", Timeout: time.Second, RunID: "R1"}
-		if _, err := Open(ctx, cfg); err == nil || usage(err) {
+		if _, err := Open(ctx, cfg); err == nil || isUsage(err) {
 			t.Fatalf("non-empty prefix: %v, want a plain refusal", err)
 		}
 		cfg.Force = true

@@ -1,7 +1,6 @@
 // Package telemetry exports what the probe measures to the tools users
 // already watch: Prometheus metrics for /metrics, and OpenTelemetry traces
-// over OTLP with one span per request and a child span per phase, the
-// spans seed 000 built by hand.
+// over OTLP with one span per request and a child span per phase.
 package telemetry
 
 import (

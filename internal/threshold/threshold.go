@@ -31,6 +31,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
+	"github.com/objbench/objbench/internal/nettrace"
 )
 
 // Kinds of document a threshold may be checked against.
@@ -84,7 +85,10 @@ func parse(expr, kind string) (Threshold, error) {
 		if t.rtt || unitOfValue(m[3]) == "time" {
 			return t, fmt.Errorf("errors is a count or, in %%, a rate: not a time")
 		}
-		return t, nil
+		if t.percent {
+			return t, t.canFail("errors", 0, 1)
+		}
+		return t, t.canFail("errors", 0, math.Inf(1))
 	case t.selector == "explain":
 		if kind != Explain {
 			return t, fmt.Errorf("explain.* is for explain; this command measures steps: use e.g. get.ttfb.p99")
@@ -118,7 +122,43 @@ func parse(expr, kind string) (Threshold, error) {
 			t.value /= 1000 // times are parsed to ms
 		}
 	}
+	name := strings.Join(t.path, ".")
+	switch last := path[len(path)-1]; {
+	case strings.HasSuffix(last, "fraction"):
+		return t, t.canFail(name, 0, 1)
+	case unit(path) != "": // times and rates
+		return t, t.canFail(name, 0, math.Inf(1))
+	}
 	return t, nil
+}
+
+// canFail refuses a threshold that passes whatever is measured, the
+// metric (name) lying within [lo, hi]: errors < 200% or a time > -1ms is
+// a gate that never closes, a mistake as an unknown metric is.
+func (t Threshold) canFail(name string, lo, hi float64) error {
+	v := t.value
+	var never bool
+	switch t.op {
+	case "<":
+		never = hi < v
+	case "<=":
+		never = hi <= v
+	case ">":
+		never = v < lo
+	case ">=":
+		never = v <= lo
+	}
+	if !never {
+		return nil
+	}
+	within := fmt.Sprintf("at least %g", lo)
+	if !math.IsInf(hi, 1) {
+		within = fmt.Sprintf("from %g to %g", lo, hi)
+		if t.percent {
+			within = fmt.Sprintf("from %g%% to %g%%", lo*100, hi*100)
+		}
+	}
+	return fmt.Errorf("%s is %s: this threshold can never fail", name, within)
 }
 
 var strategyNames = []string{load.SDKDefault, load.SingleRequest, load.ReusedConnection, load.ParallelRequests, load.HTTP2}
@@ -185,7 +225,7 @@ func (t *Threshold) parseValue(v string) error {
 var aliases = map[string]string{"ttfb": "ttfb_ms", "total": "total_ms", "agg_mb_per_s": "aggregate_mb_per_s", "reused": "reused_fraction",
 	"p50": "p50_ms", "p99": "p99_ms", "phases": "phases_ms", "rtts": "rtts"}
 
-var phases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var phases = nettrace.PhaseNames()
 
 // resolve follows path into v (a JSON value), with the aliases, a phase
 // name standing for phases_ms.NAME; it returns the path as the JSON has it

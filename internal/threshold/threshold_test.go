@@ -122,6 +122,15 @@ func TestParseErrors(t *testing.T) {
 		{Explain, "explain.connexions<1", "unknown metric"},
 		{Explain, "explain<1", "name what of explain"},
 		{Strategies, "http3.put.p50<1", `unknown op "http3"`},
+		{Run, "errors < 200%", "can never fail"},
+		{Run, "errors<=100%", "can never fail"},
+		{Run, "errors>=0", "can never fail"},
+		{Run, "get.ttfb.p99>-1ms", "can never fail"},
+		{Run, "get.ttfb.p99>=0ms", "can never fail"},
+		{Run, "get.reused<150%", "can never fail"},
+		{Run, "get.reused<=1", "can never fail"},
+		{Run, "all.agg_mb_per_s>=0", "can never fail"},
+		{Explain, "errors<101%", "can never fail"},
 	} {
 		_, err := Parse([]string{tc.expr}, tc.kind)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.expr) {
@@ -216,7 +225,7 @@ func TestSetApplyNamesTargets(t *testing.T) {
 	}
 }
 
-// TestDocumentedExamples: every expression the help and README teach parses.
+// TestDocumentedExamples: every expression the help and docs/ci.md teach parses.
 func TestDocumentedExamples(t *testing.T) {
 	t.Parallel()
 	for kind, exprs := range map[string][]string{
@@ -233,6 +242,17 @@ func TestDocumentedExamples(t *testing.T) {
 	for _, e := range []string{"slower", "faster", "p99>+10%", "p50>+5ms", "p50<-20%"} {
 		if _, err := ParseFailIf(e); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestParseCanFailAtTheEdge: a threshold that fails only at the metric's
+// bound (every request an error, a time of 0) is a gate, and accepted.
+func TestParseCanFailAtTheEdge(t *testing.T) {
+	t.Parallel()
+	for _, expr := range []string{"errors<100%", "errors<1", "errors>0", "get.ttfb.p99>0ms", "get.reused<1", "get.reused>0", "get.ttfb.p99<3*rtt"} {
+		if _, err := Parse([]string{expr}, Run); err != nil {
+			t.Errorf("Parse(%q): %v", expr, err)
 		}
 	}
 }

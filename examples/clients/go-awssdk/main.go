@@ -8,8 +8,8 @@
 //
 // Usage: go-awssdk naive|reused|parallel [N] [SIZE]. It reads the standard
 // AWS environment (AWS_ENDPOINT_URL, AWS_CA_BUNDLE, keys, region) and the
-// OBJBENCH_* settings that ../README.md describes, like every program under
-// examples/clients.
+// OBJBENCH_* settings that examples/clients/README.md describes, like
+// every program under examples/clients.
 package main
 
 import (

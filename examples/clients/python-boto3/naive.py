@@ -1,4 +1,4 @@
-"""boto3, naive: a new client for every object (seed 003's starting point).
+"""boto3, naive: a new client for every object (what a function that builds its client per call does).
 
 Uploads N objects of SIZE bytes, then downloads them, creating a client the
 way most snippets do, inside the loop. Every client has its own connection

@@ -51,34 +51,14 @@ type Buffers struct {
 	SendDefault, SendMax int
 }
 
-// LinuxBuffers are a default Linux host's limits (net.ipv4.tcp_rmem
-// 4096 131072 6291456, tcp_wmem 4096 16384 4194304), but for two initial
-// sizes. The receive buffer: gVisor's receive-buffer moderation lags
-// Linux's by about a round trip from 128 KiB (measured at 80 ms: a cold
-// 1 MiB GET took 8.4 round trips where Linux and the slow-start model take
-// 7), and from 1 MiB it kept ahead of slow start as Linux's does. With
-// gVisor of 2026-09 the moderation no longer grows it past a warm
-// transfer's needs at 40 ms and 100 Mbit: a warm 32 MiB GET's steady half
-// ran at 78-90 Mbit/s from 1 MiB (window-bound, no queue drops), 96 from
-// 6 MiB, where Linux autotunes to the link (TestNetworkBottleneck); the
-// grid's rows are unchanged by it (TestGrid). So it starts at 6 MiB. The send
-// buffer: Linux sizes an established connection's from its initial window
-// (tcp_sndbuf_expand; tcp_wmem's 16 KiB is only the unconnected socket's):
-// on the reference (kernel 6.18) SO_SNDBUF reads 46080 once connected and a
-// write takes 46336 bytes at once, so a 20 KiB PUT's body is written
-// without waiting, where 16 KiB held it a round trip for the first ACK.
+// LinuxBuffers are a default Linux host's limits, but for two initial
+// sizes: the receive buffer starts at its maximum and the send buffer at
+// what Linux gives a connected socket. Why, with the measurements:
+// docs/design.md#socket-buffers.
 var LinuxBuffers = Buffers{RecvDefault: 3 << 20, RecvMax: 6 << 20, SendDefault: 45 << 10, SendMax: 4 << 20}
 
-// The stacks run CUBIC, Linux's default. Loss recovery is SACK-based
-// without RACK. Held against Linux's TCP on the same wire (package
-// reference, medians of 5): with gVisor of 2025-05 a cold 4 MiB GET at
-// 100 ms behind 50 Mbit and a one-BDP queue took 2.17 s (RACK 1.98 s, Reno
-// 2.38 s) against Linux's 1.37 s; gVisor of 2026-09 times HyStart's ACK
-// train and RACK's samples by each ACK's arrival rather than its
-// processing, and takes 1.37 s against 1.36 s (RACK 1.43 s). Behind a
-// quarter-BDP queue it is still +43..+50% (RACK +24..+31%); RACK stays off
-// because with the older gVisor two of ten such GETs made no progress for
-// 10 s.
+// The stacks run CUBIC, Linux's default, with SACK-based loss recovery
+// and RACK off (docs/design.md#congestion-control-and-loss-recovery).
 var recoveryOpt, ccOpt = 0, "cubic"
 
 // Config is the whole network.
@@ -154,13 +134,29 @@ func (m *LateMeter) Share() float64 {
 	return float64(up.Late+down.Late-m.up.Late-m.down.Late) / float64(n)
 }
 
+// MinMTU and MaxMTU bound the wire's MTU: IPv4's minimum and IP's
+// largest. The lab checks its settings against CheckMTU, the one rule.
+const (
+	MinMTU = 576
+	MaxMTU = 65535
+)
+
+// CheckMTU refuses an MTU outside MinMTU to MaxMTU; the error gives the
+// value and the range, for the caller to prefix with its name for it.
+func CheckMTU(mtu int) error {
+	if mtu < MinMTU || mtu > MaxMTU {
+		return fmt.Errorf("%d: use %d (the IPv4 minimum) to %d", mtu, MinMTU, MaxMTU)
+	}
+	return nil
+}
+
 // New starts a network. Close stops it.
 func New(cfg Config) (*Network, error) {
 	if cfg.MTU == 0 {
 		cfg.MTU = 1500
 	}
-	if cfg.MTU < 576 || cfg.MTU > 65535 {
-		return nil, fmt.Errorf("netem: MTU %d: use 576 to 65535", cfg.MTU)
+	if err := CheckMTU(cfg.MTU); err != nil {
+		return nil, fmt.Errorf("netem: MTU %w", err)
 	}
 	for _, p := range []Path{cfg.Up, cfg.Down} {
 		if p.Delay < 0 || p.Jitter < 0 || p.Rate < 0 || p.Queue < 0 || p.Loss < 0 || p.Loss > 1 {

@@ -37,16 +37,9 @@ func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
 		}
 	}
 	rtt := cfg.Up.Delay + cfg.Down.Delay
-	// Its deliveries keep Go's timers, which hand packets over in bursts
-	// once a millisecond (as a NIC's interrupt coalescing does). Each at
-	// its own time, a cold 4 MiB GET at 40 ms took 1-2.2 s where it takes
-	// 0.4 s: the sender was held by the client's window (TCP_INFO's
-	// rwnd_limited, 0.8-2 s), because Linux's receive autotuning (6.18)
-	// never grew the buffer past its first 131 KB. Its tcp_rcvbuf_grow
-	// tracepoint fired once per transfer, with 14-47 KB still unread
-	// (which it subtracts from what was read), and not again; on Go's
-	// timer it fires every round trip, to 4-10 MB. The grid's reference
-	// is the kernel on the wire as it was measured.
+	// Its deliveries keep Go's timers, not Sleep's: Linux's receive
+	// autotuning stalls when packets arrive each at its own time
+	// (docs/design.md#the-kernel-references-wire-keeps-gos-timers).
 	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU, false), down: newDirection(cfg.Down, rtt, cfg.MTU, false), client: client, server: server}
 	p.up.out, p.down.out = writeTo(server), writeTo(client)
 	go p.up.run()

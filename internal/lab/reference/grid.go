@@ -59,7 +59,7 @@ var CI = []Case{
 
 // Gap is how far the lab's median is known to be from Linux's on c beyond
 // its tolerance (0: none known), measured with bench/grid.sh and written in
-// the README. A bottleneck behind a queue of at least half a BDP: none
+// docs/lab.md#where-the-portable-path-misses-linux. A bottleneck behind a queue of at least half a BDP: none
 // since gVisor of 2026-09 (a cold 4 MiB GET at 40 and 100 ms, 50 Mbit and
 // one BDP: -1% and +1%; before, +27 to +110%). Behind a smaller queue slow
 // start overshoots on both stacks and gVisor's SACK recovery takes longer

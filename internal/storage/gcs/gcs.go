@@ -126,7 +126,7 @@ func (b *Backend) Put(ctx context.Context, key string, body io.ReadSeeker, size 
 
 // putResumable is the JSON API's resumable upload by hand: the Go writer
 // sends small objects in one request, and the session request is exactly
-// what seed 003 measured.
+// what the SDK's own resumable upload sends first.
 func (b *Backend) putResumable(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
 	u := b.uploadBase + "/upload/storage/v1/b/" + url.PathEscape(b.name) + "/o?uploadType=resumable&name=" + url.QueryEscape(key)
 	req, err := http.NewRequestWithContext(ctx, "POST", u, strings.NewReader("{}"))

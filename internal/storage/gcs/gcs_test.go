@@ -62,7 +62,7 @@ func TestConformanceFakeGCSServer(t *testing.T) {
 }
 
 // TestUploadStyleRequests: single and auto send a small object in one
-// request, resumable in two (session, then data), as seed 003 counted.
+// request, resumable in two (session, then data).
 func TestUploadStyleRequests(t *testing.T) {
 	l, err := lab.Start(context.Background(), lab.Config{APIs: []string{"gcs"}})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/objbench/objbench/internal/storage"
 )
@@ -49,6 +50,17 @@ var _ storage.Backend = (*Backend)(nil)
 // transport's ExpectContinue makes every upload wait.
 func New(ctx context.Context, t storage.Target, o storage.Options) (*Backend, error) {
 	return newBackend(ctx, t, o, true)
+}
+
+// sdkLogger routes the SDK's log to w, each line marked as the SDK's; nil
+// discards it (the SDK's default writes to os.Stderr itself).
+func sdkLogger(w io.Writer) logging.Logger {
+	if w == nil {
+		return logging.Nop{}
+	}
+	return logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+		fmt.Fprintf(w, "objbench: aws-sdk %s: %s\n", c, fmt.Sprintf(format, v...))
+	})
 }
 
 // newBackend is New; lean false configures the SDK as it comes (the
@@ -86,6 +98,7 @@ func newBackend(ctx context.Context, t storage.Target, o storage.Options, lean b
 	if o.MaxAttempts > 0 {
 		opts = append(opts, config.WithRetryMaxAttempts(o.MaxAttempts))
 	}
+	opts = append(opts, config.WithLogger(sdkLogger(o.Log)))
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		var pe config.SharedConfigProfileNotExistError

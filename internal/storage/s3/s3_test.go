@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/storagetest"
 )
@@ -67,7 +68,7 @@ func TestConformanceEmbedded(t *testing.T) {
 	}
 	defer l.Close()
 	storagetest.Run(t, func(t *testing.T) storage.Backend {
-		return open(t, lab.Bucket, l.Endpoint("s3"), l.Credentials("s3"))
+		return open(t, lab.Bucket, l.Endpoint("s3"), labcheck.StorageCredentials(l, "s3"))
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/storagetest"
@@ -14,7 +15,7 @@ import (
 func openStyle(t *testing.T, l *lab.Lab, up storage.UploadStyle, tr *nettrace.Transport) *Backend {
 	t.Helper()
 	b, err := New(context.Background(), storage.Target{Scheme: "s3", Bucket: lab.Bucket}, storage.Options{
-		Endpoint: l.Endpoint("s3"), Region: "us-east-1", Credentials: l.Credentials("s3"), HTTPClient: tr.Client(),
+		Endpoint: l.Endpoint("s3"), Region: "us-east-1", Credentials: labcheck.StorageCredentials(l, "s3"), HTTPClient: tr.Client(),
 		MaxAttempts: 1, Upload: up, PartSize: 5 << 20, PartConcurrency: 2})
 	if err != nil {
 		t.Fatal(err)

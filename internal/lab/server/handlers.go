@@ -1,0 +1,61 @@
+// Package server is the lab servers' behaviour: the embedded S3 and GCS
+// handlers, Azurite as a child process, an upstream server fronted, and
+// what every one of them does to a request (service time, faults, pauses).
+// Package lab puts them behind its network.
+package server
+
+import (
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+// Bucket is the bucket (or container) every embedded server starts with.
+const Bucket = "objbench"
+
+var discardLog = log.New(io.Discard, "", 0)
+
+// S3Handler serves an in-memory S3-compatible API (gofakes3) with the
+// lab bucket.
+func S3Handler(string) (http.Handler, error) {
+	mem := s3mem.New()
+	if err := mem.CreateBucket(Bucket); err != nil {
+		return nil, err
+	}
+	fake := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
+	return decodeAWSChunked(fake.Server()), nil
+}
+
+// GCSHandler serves an in-memory GCS JSON API (fake-gcs-server) with the
+// lab bucket; resumable upload sessions point back at publicURL.
+func GCSHandler(publicURL string) (http.Handler, error) {
+	u, err := url.Parse(publicURL)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
+		NoListener:  true,
+		Scheme:      u.Scheme,
+		Host:        u.Hostname(),
+		ExternalURL: publicURL,
+		PublicHost:  u.Host,
+		Writer:      io.Discard,
+	})
+	if err != nil {
+		return nil, err
+	}
+	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: Bucket})
+	h := srv.HTTPHandler()
+	// fake-gcs-server takes any other host for a virtual-hosted bucket name;
+	// a request made straight to the server, bypassing the link (lab
+	// check's baseline), means the lab's bucket all the same.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Host = u.Host
+		h.ServeHTTP(w, r)
+	}), nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package labcheck
+
+const raceDetector = false

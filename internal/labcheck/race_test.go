@@ -1,0 +1,7 @@
+//go:build race
+
+package labcheck
+
+// raceDetector is true in -race builds, whose slowed CPU distorts timing:
+// timing tests skip there and run in scripts/test's timing step instead.
+const raceDetector = true
