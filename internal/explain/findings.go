@@ -309,14 +309,22 @@ func sequentialRule(f *facts) []document.Finding {
 		}
 	}
 	save := f.e.WallS - f.g.parallel(runs, ParallelWorkers)
-	if save <= 0 {
-		return nil // the runs' requests wait for each other (the model finds nothing to overlap)
-	}
 	var cs []int
 	for ci := range conns {
 		cs = append(cs, ci)
 	}
 	sort.Ints(cs)
+	if save <= 0 {
+		// The model keeps requests about no object (listings, bucket
+		// checks) in order with everything around them: it finds nothing
+		// to overlap, and says so rather than invent a saving.
+		fd := f.finding("explain-sequential", "warn", fmt.Sprintf(
+			"%d objects were moved one request at a time (%d requests, each waiting for the one before, %.2f s): "+
+				"send them in parallel (a thread pool, asyncio, Promise.all, the SDK's transfer manager). "+
+				"The what-if model cannot price it here: it keeps the run's requests about no object (listings, bucket checks) in order with everything around them.",
+			objects, len(reqs), span), map[string]float64{"objects": float64(objects), "requests": float64(len(reqs)), "span_s": span}, cs, reqs)
+		return []document.Finding{f.confident(fd, true, falseIf["explain-sequential"], false)}
+	}
 	return []document.Finding{f.finding("explain-sequential", "warn", fmt.Sprintf(
 		"%d objects were moved one request at a time (%d requests, each waiting for the one before, %.2f s): "+
 			"send them in parallel (a thread pool, asyncio, Promise.all, the SDK's transfer manager, curl --parallel), "+

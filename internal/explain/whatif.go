@@ -383,8 +383,9 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 	if math.IsInf(cpuGap, 1) {
 		cpuGap = 0
 	}
-	pendingHS := 0.0  // a handshake of the run waiting for its request
-	pendingGap := 0.0 // and the program's time before it
+	lastKey, lastW := "", -1 // the object the last request was about, and its worker
+	pendingHS := 0.0         // a handshake of the run waiting for its request
+	pendingGap := 0.0        // and the program's time before it
 	prevEnd := g.nodes[r.first].start
 	for k := r.first; k <= r.last; k++ {
 		nd := g.nodes[k]
@@ -399,18 +400,29 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 		}
 		gap += pendingGap
 		pendingGap = 0
+		// A request about the object the one before was about (a HEAD
+		// and its GET, a PUT and the GET that reads it back) goes after it
+		// on its worker: one unit of work, which no phase barrier splits.
+		unit := req.Key != "" && req.Key == lastKey && lastW >= 0
 		if !req.Object && req.Key != "" && k < r.last {
 			// A request about one object before its transfer (a HEAD): it
 			// goes with the transfer, on the worker the transfer will take.
-			w := 0
-			for i := range free {
-				if free[i] < free[w] {
-					w = i
+			w := lastW
+			if !unit {
+				w = 0
+				for i := range free {
+					if free[i] < free[w] {
+						w = i
+					}
 				}
 			}
 			c := min(gap, cpuGap)
 			cs := max(free[w], cpu)
-			cpu = cs + c
+			if unit {
+				cs = free[w]
+			} else {
+				cpu = cs + c
+			}
 			t := cs + gap
 			if pendingHS > 0 {
 				t += pendingHS
@@ -423,6 +435,7 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 			}
 			pendingHS = 0
 			free[w] = t + dur
+			lastKey, lastW = req.Key, w
 			continue
 		}
 		if !req.Object {
@@ -431,25 +444,36 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 			hasConn[0] = hasConn[0] || pendingHS > 0 || k > r.first
 			pendingHS = 0
 			barrier()
+			lastKey, lastW = "", -1
 			continue
 		}
-		if c := opClass(req.Method); c != kind {
+		if c := opClass(req.Method); c != kind && !unit {
 			if kind != "" {
 				barrier()
 			}
 			kind = c
 		}
-		w := 0
-		for i := range free {
-			if free[i] < free[w] {
-				w = i
+		w := lastW
+		if !unit {
+			w = 0
+			for i := range free {
+				if free[i] < free[w] {
+					w = i
+				}
 			}
 		}
+		lastKey, lastW = req.Key, w
 		// The least of the run's gaps is the CPU every request needs, run
 		// one thread at a time; the rest (waits: the scheduler, I/O) overlaps.
 		c := min(gap, cpuGap)
 		cs := max(free[w], cpu)
-		cpu = cs + c
+		if unit {
+			// After its unit's request on the same worker: the program's
+			// CPU clock, which keeps the order of new work, does not wait.
+			cs = free[w]
+		} else {
+			cpu = cs + c
+		}
 		t := cs + gap
 		if pendingHS > 0 {
 			t += pendingHS
