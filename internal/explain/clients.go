@@ -163,7 +163,9 @@ func (f *facts) idleSince(ci int, t float64) bool {
 // and those a pool churned, never both. A connection dropped for a newer
 // one of another client is short-lived when its client reused nothing
 // (each of its connections carried one object); one dropped for a newer
-// one of the same client is churned by that client's pool, unless nearly
+// one of the same client, and closed as soon as it was done, is churned by
+// that client's pool (one left open until the end is an idle member of the
+// pool, not dropped), unless nearly
 // all the client's dropped ones carried one object (no pool reused them:
 // clients made one after the other, each while the others were busy). A
 // client of one connection about one object opened while others sat idle
@@ -202,7 +204,10 @@ func (f *facts) connRoles() (short, churned, replacing []int) {
 			}
 		}
 		switch {
-		case len(own) > 0:
+		case len(own) > 0 && f.closedSoon(ci):
+			// Closed as soon as it was done: dropped on purpose (a pool
+			// that cannot keep it, or a client closed after its object),
+			// not an idle member of the pool left open until the end.
 			inClient[k] = append(inClient[k], ci)
 			if repl[k] == nil {
 				repl[k] = map[int]bool{}
@@ -239,4 +244,11 @@ func (f *facts) connRoles() (short, churned, replacing []int) {
 	slices.Sort(churned)
 	slices.Sort(replacing)
 	return short, churned, replacing
+}
+
+// closedSoon says the client closed connection ci within a round trip
+// and a moment (50 ms: a loaded machine's delay) of its last answer.
+func (f *facts) closedSoon(ci int) bool {
+	c := f.e.Conns[ci]
+	return c.ClosedBy == "client" && c.ClosedS-f.lastEnd(ci) <= 1.5*f.rtt+0.05
 }
