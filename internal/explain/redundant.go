@@ -108,15 +108,8 @@ func (f *facts) redundant(id, sev string, ids map[string]bool, text func(n int, 
 	reqs := sortedIDs(ids)
 	conns := f.connsOfRequests(reqs)
 	ev["requests"], ev["save_s"] = float64(len(ids)), save
-	fd := f.finding(id, sev, text(len(ids), save)+" "+upper(f.advice(kind, conns))+".", ev, nil, reqs)
+	fd := f.finding(id, sev, text(len(ids), save)+" Fix: "+f.advice(kind, conns)+".", ev, nil, reqs)
 	return []document.Finding{f.confident(fd, low, falseIf, true)}
-}
-
-func upper(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // redundantHeadRule: a metadata request (HEAD) followed by a GET of the
