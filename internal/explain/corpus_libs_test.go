@@ -151,6 +151,9 @@ func TestCorpusLibraries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs programs against the lab")
 	}
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
 	r := newCorpusRunner(t)
 	mixed, clean := 0, 0
 	for _, p := range corpusPrograms {
