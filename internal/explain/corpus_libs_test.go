@@ -185,14 +185,16 @@ func TestCorpusLibraries(t *testing.T) {
 			}
 			checkFindings(t, e)
 			checkModel(t, e)
+			if strings.HasSuffix(p.name, " mixed") {
+				checkMixed(t, e)
+			}
 		})
 	}
 }
 
 // checkFindings checks what every finding must hold: a confidence that
 // names what shows it; a connection in at most one of the connection
-// findings; the mixed program's client per object finding on the new
-// clients' connections only.
+// findings.
 func checkFindings(t *testing.T, e *document.Explain) {
 	t.Helper()
 	owner := map[int]string{}
@@ -296,4 +298,25 @@ func storageSpan(e *document.Explain) float64 {
 		}
 	}
 	return last - first
+}
+
+// checkMixed checks the mixed programs (a pooled client, then a loop on
+// it, then 3 reads each through a new client): the client per object
+// finding names the 3 reads' connections and nothing of the pool's.
+func checkMixed(t *testing.T, e *document.Explain) {
+	t.Helper()
+	f := findingByID(e.Findings, "explain-client-per-object")
+	if len(f.Conns) != 3 {
+		t.Errorf("client per object names conns %v, want the 3 reads' connections", f.Conns)
+	}
+	for _, c := range e.Conns {
+		if !slices.Contains(f.Conns, c.ID) {
+			continue
+		}
+		for _, r := range c.Requests {
+			if r.Method != "GET" {
+				t.Errorf("client per object names conn %d, which carried %s %s: the pool's", c.ID, r.Method, r.Path)
+			}
+		}
+	}
 }
