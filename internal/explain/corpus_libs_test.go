@@ -33,7 +33,7 @@ type corpusProgram struct {
 }
 
 // corpusPrograms are the library corpus: 26 programs, 7 that mix
-// patterns, 5 clean. Language "azure" is Python on a lab with Azurite.
+// patterns, 4 clean. Language "azure" is Python on a lab with Azurite.
 var corpusPrograms = []corpusProgram{
 	{"go pooled", "go", []string{"pooled"}, "", false},
 	{"go transfer manager", "go", []string{"transfer"}, "", false},
