@@ -58,6 +58,8 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
 	f.shards.register(fl)
+	fl.BoolVar(&f.noJournal, "no-journal", false, "do not journal the run as it goes (a run killed then loses everything)")
+	_ = fl.MarkHidden("no-journal")
 	return cmd
 }
 
@@ -84,6 +86,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	spec, runID, err := f.shards.spec()
 	if err != nil {
 		return err
+	}
+	if f.shards.resultsEvery < 0 {
+		return usage.Errorf("--results-every must not be negative, got %s", f.shards.resultsEvery)
 	}
 	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
 		spec.Apply(&opts)
@@ -114,20 +119,27 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
 	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
+	jr := startJournal(ctx, g, !f.noSave && !f.noJournal, sr.SaveID(runID), doc, string(strategy), &f.open.OpenSettings,
+		f.open.Interval, sr, f.shards.resultsEvery, stderr)
+	defer jr.close()
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
-			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) }, Ready: sr.WaitStart},
+			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) {
+				jr.interval(st, ivs) // journaled before it is shown: a line printed is a line kept
+				live.Interval(stepStatus(st), ivs)
+			}, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
 		Keep:   env.Keep,
 		BeforeStep: func(i, n int, st *load.Step) {
 			rec.Begin(i)
+			jr.beginStep(i, st)
 			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
 			sr.StepDone(res.Wall)
-			rec.Add(res)
+			jr.result(rec.Add(res), res.Histograms)
 		},
 	}
 	defer stats.HoldGCBudget()() // the steps' budget, until the run is saved
@@ -138,6 +150,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.DurationS = time.Since(started).Seconds()
+	jr.stop() // no partial upload after the final document
 	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, doc.Interrupted)
 	for _, w := range append(analysis.RateWarnings(doc), warnings...) {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))

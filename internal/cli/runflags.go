@@ -18,6 +18,8 @@ type runFlags struct {
 	out            outFlags
 	open           openFlags
 	shards         shardFlags
+	// noJournal turns the journal off (bench/journal.sh measures its cost).
+	noJournal bool
 }
 
 // asMap is the options block of the run document.

@@ -30,6 +30,10 @@ type Envelope struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Interrupted is true when the run was stopped before its end.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// CutShort, on an interrupted run recovered from its journal (its
+	// process killed) or a shard's partial upload, says why and what the
+	// results cover.
+	CutShort *CutShort `json:"cut_short,omitempty"`
 	// Thresholds are the --threshold criteria checked after the run.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 
