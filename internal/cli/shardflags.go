@@ -24,6 +24,7 @@ func (sf *shardFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&sf.f.StartAt, "start-at", "", "begin the measured steps at this time (RFC 3339, e.g. 2026-11-23T18:30:00Z), so that every shard's window starts together")
 	fl.DurationVar(&sf.f.StartIn, "start-in", 0, "begin the measured steps this long from now; with shards, shard 0 resolves the time and writes it to --results-to for the others")
 	fl.StringVar(&sf.f.ResultsTo, "results-to", "", "write this shard's document with its histograms to s3://, gs://, az:// (a prefix) or a directory, at the end (a partial one if interrupted), for 'objbench merge'; checked writable before the load")
+	nameFields(fl, &sf.f)
 }
 
 // spec resolves run's shard from the flags and the environment; runID is

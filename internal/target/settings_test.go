@@ -15,7 +15,7 @@ import (
 func TestSettingsConfig(t *testing.T) {
 	t.Parallel()
 	base := Settings{Timeout: 30 * time.Second, Upload: "auto", Client: storage.ClientSDK,
-		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: -1, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500}}
+		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", IdleTimeout: 20 * time.Second, MTU: 1500}}
 	gcsCross := LabDefaults{API: "gcs", Profile: "cross-region"}
 	cases := []struct {
 		name    string
@@ -104,8 +104,9 @@ func TestEnvWhere(t *testing.T) {
 // none off the lab.
 func TestEnvLabRTT(t *testing.T) {
 	t.Parallel()
+	rtt := 30 * time.Millisecond
 	s := Settings{Timeout: 30 * time.Second, Upload: "auto", Client: storage.ClientSDK,
-		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: 30 * time.Millisecond, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500}}
+		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: &rtt, IdleTimeout: 20 * time.Second, MTU: 1500}}
 	cfg, err := s.Config("lab:local", LabDefaults{}, func(string) bool { return false }, "id")
 	if err != nil {
 		t.Fatal(err)
