@@ -63,7 +63,7 @@ func exitCode(err error, stderr io.Writer, flag func(field string) string) int {
 		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(usage.Rendered(err, flag)))
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "objbench: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "objbench: %s\n", oneLine(usage.Rendered(err, flag)))
 	return ExitFailure
 }
 

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +23,7 @@ func TestSettingsConfig(t *testing.T) {
 		changed []string
 		edit    func(*Settings)
 		check   func(*testing.T, Config)
-		err     string
+		field   string // the setting a usage error names
 	}{
 		{name: "a bucket keeps its settings", raw: "s3://b/p", edit: func(s *Settings) { s.Upload, s.PartSize, s.Prefix = "multipart", "8MiB", "x" },
 			check: func(t *testing.T, c Config) {
@@ -33,8 +32,8 @@ func TestSettingsConfig(t *testing.T) {
 				}
 			}},
 		{name: "a non-lab flag is fine on a bucket", raw: "s3://b", changed: []string{"timeout"}, check: func(*testing.T, Config) {}},
-		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, err: "--upload"},
-		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, err: "--part-size"},
+		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, field: "Upload"},
+		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, field: "PartSize"},
 		{name: "the command's lab defaults", def: gcsCross, check: func(t *testing.T, c Config) {
 			if c.LabAPI != "gcs" || c.Lab.Profile != "cross-region" || !c.Lab.TLS {
 				t.Errorf("lab api %q profile %q tls %v", c.LabAPI, c.Lab.Profile, c.Lab.TLS)
@@ -60,7 +59,7 @@ func TestSettingsConfig(t *testing.T) {
 				t.Error("TLS on")
 			}
 		}},
-		{name: "a bad lab setting is a usage error", raw: "lab", edit: func(s *Settings) { s.Lab.MTU = 10 }, err: "--mtu"},
+		{name: "a bad lab setting is a usage error", raw: "lab", edit: func(s *Settings) { s.Lab.MTU = 10 }, field: "MTU"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,10 +70,9 @@ func TestSettingsConfig(t *testing.T) {
 			}
 			changed := func(n string) bool { return strings.Contains(","+strings.Join(c.changed, ",")+",", ","+n+",") }
 			cfg, err := s.Config(c.raw, c.def, changed, "id")
-			if c.err != "" {
-				var ue usage.Error
-				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ue) {
-					t.Fatalf("error %v, want a usage error naming %q", err, c.err)
+			if c.field != "" {
+				if !usage.Is(err) || usage.FieldOf(err) != c.field || strings.Contains(err.Error(), "--") {
+					t.Fatalf("error %v (field %q), want a usage error naming the field %q and no flag", err, usage.FieldOf(err), c.field)
 				}
 				return
 			}
