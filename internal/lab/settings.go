@@ -114,13 +114,13 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	for _, b := range []struct {
 		field, v string
 		dst      *int
-	}{{"RecvBuffer", lf.RecvBuffer, &cfg.RecvBuffer}, {"SendBuffer", lf.SendBuffer, &cfg.SendBuffer}} {
+	}{{"{RecvBuffer}", lf.RecvBuffer, &cfg.RecvBuffer}, {"{SendBuffer}", lf.SendBuffer, &cfg.SendBuffer}} {
 		if b.v == "" {
 			continue
 		}
 		n, err := units.ParseSize(b.v)
 		if err != nil || n < 4096 || n > 1<<30 {
-			return cfg, usage.Fieldf("{"+b.field+"} %q: use a size from 4KiB to 1GiB", b.v)
+			return cfg, usage.Fieldf(b.field+" %q: use a size from 4KiB to 1GiB", b.v)
 		}
 		*b.dst = int(n)
 	}

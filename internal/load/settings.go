@@ -189,10 +189,10 @@ func (f RunSettings) Options() (Options, error) {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"Objects", f.Objects}, {"Gets", f.Gets}, {"LatencyConcurrency", f.LatencyConcurrency},
-		{"OpCount", f.OpCount}, {"SizeCount", f.SizeCount}, {"MaxAttempts", f.MaxAttempts}} {
+	}{{"{Objects}", f.Objects}, {"{Gets}", f.Gets}, {"{LatencyConcurrency}", f.LatencyConcurrency},
+		{"{OpCount}", f.OpCount}, {"{SizeCount}", f.SizeCount}, {"{MaxAttempts}", f.MaxAttempts}} {
 		if c.v <= 0 {
-			return o, usage.Fieldf("{"+c.name+"} must be a positive count, got %d", c.v)
+			return o, usage.Fieldf(c.name+" must be a positive count, got %d", c.v)
 		}
 	}
 	if f.Requests < 0 {
