@@ -94,7 +94,8 @@ func (lf *labFlags) registerNetwork(fs *pflag.FlagSet, usage string) {
 	nameFields(fs, (*lab.Settings)(lf))
 }
 
-// config validates the flags into a lab configuration (usage errors).
+// config validates the flags into a lab configuration (usage errors
+// naming fields, printed as these flags).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg, err := lab.Settings(*lf).Config(apis, profile)
 	return cfg, usage.Wrap(err)

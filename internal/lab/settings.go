@@ -14,8 +14,8 @@ import (
 )
 
 // MaxRTT bounds the emulated round trip and its jitter: a longer one is a
-// mistake. The settings (Settings.Config) and the link a lab starts with
-// (Start) check against this one bound.
+// mistake. Settings.Config checks the user's values against it; Start
+// only guards against a Config built by hand with the same rule.
 const MaxRTT = 10 * time.Second
 
 // Settings are the lab's knobs as a user writes them (the command line's
