@@ -27,7 +27,7 @@ var fieldToken = regexp.MustCompile(`\{([A-Z][A-Za-z0-9_]*)\}`)
 func domainFields(t *testing.T) map[string][]string {
 	t.Helper()
 	fields := map[string][]string{}
-	for _, dir := range []string{"../lab", "../load", "../target", "../shard"} {
+	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v (no Go files)", dir, err)
@@ -148,6 +148,8 @@ func TestSettingsErrorsNameFlags(t *testing.T) {
 		{[]string{"strategies", "--size", "huge", "--db", ":memory:"}, ExitUsage, `objbench: --size: bad size "huge"`},
 		{[]string{"strategies", "--start-in", "5s", "--db", ":memory:"}, ExitUsage, "objbench: --results-to, --start-at and --start-in are for run; merge reads run's shards only (see --help)"},
 		{[]string{"strategies", "--keys-from", filepath.Join(os.TempDir(), "objbench-no-such-keys"), "--db", ":memory:"}, ExitFailure, "objbench: --keys-from: open "},
+		{[]string{"probe", "--count", "0", "--db", ":memory:"}, ExitUsage, "objbench: --count and --pool must be positive (see --help)"},
+		{[]string{"probe", "--size", "big", "--db", ":memory:"}, ExitUsage, `objbench: --size "big": use a size such as 1KiB (see --help)`},
 		{[]string{"idle-timeout", "--probes", "1"}, ExitUsage, "objbench: --probes must be 2-64 and --rounds 1-10 (see --help)"},
 		{[]string{"lab", "--port", "70000"}, ExitUsage, "objbench: --port 70000: use 1-65535, or 0 for free ports (see --help)"},
 		{[]string{"lab", "--profile", "x.json", "cross-region"}, ExitUsage, "objbench: a named lab profile and --profile FILE contradict each other: give one (see --help)"},
