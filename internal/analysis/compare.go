@@ -63,12 +63,13 @@ func Label(sr *Run) string {
 	}
 	l := sr.Meta.TargetURL
 	var lab *document.LabInfo
-	if sr.Doc != nil {
-		lab = sr.Doc.Lab
-	} else if sr.Strategies != nil {
-		lab = sr.Strategies.Lab
-	} else if sr.Explain != nil {
-		return "explain " + strings.Join(sr.Explain.Explain.Program, " ")
+	switch d := sr.Doc.(type) {
+	case *document.Document:
+		lab = d.Lab
+	case *document.StrategiesDocument:
+		lab = d.Lab
+	case *document.ExplainDocument:
+		return "explain " + strings.Join(d.Explain.Program, " ")
 	}
 	if lab != nil {
 		l = "lab " + lab.API + ":" + lab.Profile
@@ -126,15 +127,23 @@ func (c *SampleCache) get(ctx context.Context, id string) (map[int][]float64, er
 
 func Compare(ctx context.Context, samples *SampleCache, a, b *Run) (Comparison, error) {
 	c := Comparison{A: a.Meta.ID, B: b.Meta.ID, ALabel: Label(a), BLabel: Label(b)}
-	if a.Startup != nil && b.Startup != nil {
-		compareStartup(&c, a.Startup, b.Startup)
-		return c, nil
+	var da, db *document.Document
+	switch x := a.Doc.(type) {
+	case *document.StartupDocument:
+		if y, ok := b.Doc.(*document.StartupDocument); ok {
+			compareStartup(&c, x, y)
+			return c, nil
+		}
+	case *document.ExplainDocument:
+		if y, ok := b.Doc.(*document.ExplainDocument); ok {
+			c.Explain, c.Note = CompareExplain(x, y), explainNote(x, y)
+			return c, nil
+		}
+	case *document.Document:
+		da = x
+		db, _ = b.Doc.(*document.Document)
 	}
-	if a.Explain != nil && b.Explain != nil {
-		c.Explain, c.Note = CompareExplain(a.Explain, b.Explain), explainNote(a.Explain, b.Explain)
-		return c, nil
-	}
-	if a.Doc == nil || b.Doc == nil {
+	if da == nil || db == nil {
 		c.Note = fmt.Sprintf("step statistics compare run results; %s is a %s run and %s a %s run", a.Meta.ID, a.Meta.Command, b.Meta.ID, b.Meta.Command)
 		return c, nil
 	}
@@ -147,16 +156,16 @@ func Compare(ctx context.Context, samples *SampleCache, a, b *Run) (Comparison, 
 		return c, err
 	}
 	idxB := map[string]int{}
-	for i, r := range b.Doc.Results {
+	for i, r := range db.Results {
 		idxB[StepKey(r)] = i
 	}
 	rng := rand.New(rand.NewPCG(1, 2)) // reproducible intervals
-	for i, ra := range a.Doc.Results {
+	for i, ra := range da.Results {
 		j, ok := idxB[StepKey(ra)]
 		if !ok {
 			continue
 		}
-		rb := b.Doc.Results[j]
+		rb := db.Results[j]
 		sc := StepComparison{Step: StepKey(ra),
 			A: StepStats{ra.TotalMs.P50, ra.TotalMs.P90, ra.TotalMs.P99, ra.MBps.P50, ra.Count},
 			B: StepStats{rb.TotalMs.P50, rb.TotalMs.P90, rb.TotalMs.P99, rb.MBps.P50, rb.Count}}
@@ -188,13 +197,15 @@ func Compare(ctx context.Context, samples *SampleCache, a, b *Run) (Comparison, 
 // Crossovers fits total = TTFB + size/rate to the throughput sweeps of two
 // runs of different targets and finds where the lines cross.
 func Crossovers(a, b *Run) []document.Crossover {
-	if a.Doc == nil || b.Doc == nil || Label(a) == Label(b) && a.Meta.TargetURL == b.Meta.TargetURL {
+	da, okA := a.Doc.(*document.Document)
+	db, okB := b.Doc.(*document.Document)
+	if !okA || !okB || Label(a) == Label(b) && a.Meta.TargetURL == b.Meta.TargetURL {
 		return nil
 	}
 	var out []document.Crossover
 	for _, op := range []string{"get", "put"} {
-		fa, okA := fitSweep(a.Doc, op)
-		fb, okB := fitSweep(b.Doc, op)
+		fa, okA := fitSweep(da, op)
+		fb, okB := fitSweep(db, op)
 		if !okA || !okB {
 			continue
 		}
@@ -331,10 +342,10 @@ func CompareAll(ctx context.Context, st *results.Store, ids []string) ([]Compari
 // AnnotateSaved gives a saved run read back its findings and cost at
 // prices (runs saved before findings existed get them; --prices reprices).
 func AnnotateSaved(sr *Run, p Prices) {
-	switch {
-	case sr.Doc != nil:
-		Annotate(sr.Doc, p)
-	case sr.Strategies != nil:
-		AnnotateStrategies(sr.Strategies, p)
+	switch d := sr.Doc.(type) {
+	case *document.Document:
+		Annotate(d, p)
+	case *document.StrategiesDocument:
+		AnnotateStrategies(d, p)
 	}
 }

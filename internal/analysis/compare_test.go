@@ -113,7 +113,7 @@ func TestCrossovers(t *testing.T) {
 	})
 	t.Run("slower with size is not a fit", func(t *testing.T) {
 		b := sweep("b", "gs://b", 50, 1000, sizes...)
-		b.Doc.Results[2].TotalMs.P50 = 1 // falls with size: slope < 0
+		b.Doc.(*document.Document).Results[2].TotalMs.P50 = 1 // falls with size: slope < 0
 		if xs := Crossovers(sweep("a", "s3://a", 10, 100, sizes...), b); len(xs) != 0 {
 			t.Fatalf("a falling sweep: got %+v, want none", xs)
 		}
@@ -134,15 +134,16 @@ func TestLabel(t *testing.T) {
 
 func TestCompareStartup(t *testing.T) {
 	t.Parallel()
-	a := &Run{Meta: results.Run{ID: "a", Command: "startup"}, Startup: &document.StartupDocument{}}
-	b := &Run{Meta: results.Run{ID: "b", Command: "startup"}, Startup: &document.StartupDocument{}}
+	da, db := &document.StartupDocument{}, &document.StartupDocument{}
+	a := &Run{Meta: results.Run{ID: "a", Command: "startup"}, Doc: da}
+	b := &Run{Meta: results.Run{ID: "b", Command: "startup"}, Doc: db}
 	var fast, slow []float64
 	for i := range 60 {
 		fast = append(fast, 100+float64(i%7))
 		slow = append(slow, 200+float64(i%5))
 	}
-	a.Startup.Scenarios = []document.StartupScenario{{Scenario: "require", WallSamplesMs: slow}, {Scenario: "only-a", WallSamplesMs: slow}}
-	b.Startup.Scenarios = []document.StartupScenario{{Scenario: "require", WallSamplesMs: fast}}
+	da.Scenarios = []document.StartupScenario{{Scenario: "require", WallSamplesMs: slow}, {Scenario: "only-a", WallSamplesMs: slow}}
+	db.Scenarios = []document.StartupScenario{{Scenario: "require", WallSamplesMs: fast}}
 	c, err := Compare(context.Background(), nil, a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestCompareStartup(t *testing.T) {
 func TestCompareMixedCommands(t *testing.T) {
 	t.Parallel()
 	a := &Run{Meta: results.Run{ID: "a", Command: "run"}, Doc: &document.Document{}}
-	b := &Run{Meta: results.Run{ID: "b", Command: "strategies"}, Strategies: &document.StrategiesDocument{}}
+	b := &Run{Meta: results.Run{ID: "b", Command: "strategies"}, Doc: &document.StrategiesDocument{}}
 	c, err := Compare(context.Background(), nil, a, b)
 	if err != nil || c.Note == "" || len(c.Steps) != 0 {
 		t.Fatalf("run against strategies: %+v, %v; want a note and no steps", c, err)

@@ -14,11 +14,11 @@ const (
 	Info = "info"
 )
 
-// Facts are what the rules read: a run or probe document, a strategies
-// document, or a comparison (the others nil), and the cost when priced.
+// Facts are what the rules read: a document (a run's or probe's
+// *document.Document, or a *document.StrategiesDocument) or a comparison,
+// and the cost when priced. Each rule takes the document it reads by type.
 type Facts struct {
-	Doc        *document.Document
-	Strategies *document.StrategiesDocument
+	Doc        document.Doc
 	Comparison *Comparison
 	Cost       *document.Cost
 	// Table is the price table Cost was made with (nil: unpriced).
@@ -67,7 +67,7 @@ func Annotate(d *document.Document, p Prices) {
 // AnnotateStrategies prices d (each strategy too) and sets its findings.
 func AnnotateStrategies(d *document.StrategiesDocument, p Prices) {
 	d.Cost = StrategiesCost(d, p)
-	d.Findings = Findings(&Facts{Strategies: d, Cost: d.Cost, Table: tableOf(d.Cost, p)})
+	d.Findings = Findings(&Facts{Doc: d, Cost: d.Cost, Table: tableOf(d.Cost, p)})
 }
 
 // AnnotateComparison sets c's findings.
@@ -77,8 +77,8 @@ func AnnotateComparison(c *Comparison) {
 
 // rttMs is the known round-trip time: the lab's, else 0.
 func (f *Facts) rttMs() float64 {
-	if f.Doc != nil && f.Doc.Lab != nil {
-		return f.Doc.Lab.RTTms
+	if d, ok := f.Doc.(*document.Document); ok && d.Lab != nil {
+		return d.Lab.RTTms
 	}
 	return 0
 }

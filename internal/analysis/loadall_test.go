@@ -83,7 +83,7 @@ func TestCompareAllAndAnnotateSaved(t *testing.T) {
 		t.Fatal(err)
 	}
 	AnnotateSaved(sr, DefaultPrices())
-	if sr.Doc.Cost == nil {
+	if sr.Doc.(*document.Document).Cost == nil {
 		t.Error("a saved run read back: no cost after AnnotateSaved")
 	}
 }

@@ -30,12 +30,13 @@ const rateZ = 3
 // more than rateZ binomial standard deviations: a 2% op's few late starts
 // are the noise of a small count, not a rate missed.
 func rateRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	var out []document.Finding
-	for _, s := range document.Steps(f.Doc.Results) {
-		out = append(out, stepRate(f.Doc, f.Doc.Results[s[0]:s[1]])...)
+	for _, s := range document.Steps(doc.Results) {
+		out = append(out, stepRate(doc, doc.Results[s[0]:s[1]])...)
 	}
 	return out
 }

@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/units"
 )
 
 // phaseOrder is the phase model's order (docs/design.md#the-phase-model).
-var phaseOrder = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var phaseOrder = nettrace.PhaseNames()
 
 // stepName names a step in a sentence: "get 1KiB", "put 32MiB c=5".
 func stepName(r document.Result) string {
@@ -85,18 +86,21 @@ func coldSentence(what string, first, later float64, firstPh, laterPh map[string
 // coldWarmRule: the cost of a cold request (a new connection) against a
 // warm one, by phase and in round trips.
 func coldWarmRule(f *Facts) []document.Finding {
-	if f.Doc != nil {
-		return coldWarmRun(f)
-	}
-	if s := f.Strategies; s != nil && s.FirstVsLater != nil {
-		fl := s.FirstVsLater
+	switch d := f.Doc.(type) {
+	case *document.Document:
+		return coldWarmRun(f, d)
+	case *document.StrategiesDocument:
+		fl := d.FirstVsLater
+		if fl == nil {
+			return nil
+		}
 		first, later := fl.First["total"], fl.Later["total"]
 		if first < 1.5*later || first-later < 0.5 {
 			return nil
 		}
 		rtt := 0.0
-		if s.Lab != nil {
-			rtt = s.Lab.RTTms
+		if d.Lab != nil {
+			rtt = d.Lab.RTTms
 		}
 		ev := map[string]float64{"first_total_ms": first, "later_total_ms": later}
 		text := coldSentence("GET", first, later, fl.First, fl.Later, rtt, ev)
@@ -105,8 +109,8 @@ func coldWarmRule(f *Facts) []document.Finding {
 	return nil
 }
 
-func coldWarmRun(f *Facts) []document.Finding {
-	best := ColdStep(f.Doc)
+func coldWarmRun(f *Facts, doc *document.Document) []document.Finding {
+	best := ColdStep(doc)
 	if best == nil || best.FirstRequest.ReusedFraction >= 0.5 {
 		return nil
 	}
@@ -137,13 +141,14 @@ func coldWarmRun(f *Facts) []document.Finding {
 // reuseRule: later requests that did not reuse a connection, with the
 // likely cause.
 func reuseRule(f *Facts) []document.Finding {
-	if f.Doc == nil || f.Doc.Options["conn"] == "fresh" {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok || doc.Options["conn"] == "fresh" {
 		return nil
 	}
 	var worst *document.Result
 	var steps, reconnects int64
-	for i := range f.Doc.Results {
-		r := &f.Doc.Results[i]
+	for i := range doc.Results {
+		r := &doc.Results[i]
 		g := r.LaterRequests
 		if r.Strategy == "fresh" || g.Count < 5 || (g.ReusedFraction >= 0.95 && r.Reconnects == 0) {
 			continue
@@ -181,7 +186,8 @@ func reuseRule(f *Facts) []document.Finding {
 // requestsPerObjectRule: operations that take more than one HTTP request
 // per object, why, and what the extra requests cost.
 func requestsPerObjectRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	type key struct {
@@ -190,7 +196,7 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 	}
 	var order []key
 	rpo := map[key]float64{}
-	for _, r := range f.Doc.Results {
+	for _, r := range doc.Results {
 		if r.Count == 0 || r.RequestsPerOp <= 1.05 {
 			continue
 		}
@@ -200,9 +206,9 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 		}
 		rpo[k] = max(rpo[k], r.RequestsPerOp)
 	}
-	provider := f.Doc.Target.Provider
-	if f.Doc.Lab != nil {
-		provider = f.Doc.Lab.API
+	provider := doc.Target.Provider
+	if doc.Lab != nil {
+		provider = doc.Lab.API
 	}
 	var out []document.Finding
 	for _, k := range order {
@@ -217,7 +223,7 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 			default:
 				why = fmt.Sprintf("a multipart upload: initiate, %.0f parts, complete", n-2)
 			}
-			if f.Doc.Options["expect_continue"] == "true" {
+			if doc.Options["expect_continue"] == "true" {
 				why += "; with Expect: 100-continue each request waits one more round trip"
 			}
 		}
@@ -252,14 +258,15 @@ var phaseCause = map[string]string{
 // tailRule: a p99 more than three times the p50, and the phase the tail
 // sits in.
 func tailRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	var worst *document.Result
 	var ratio float64
 	var others int
-	for i := range f.Doc.Results {
-		r := &f.Doc.Results[i]
+	for i := range doc.Results {
+		r := &doc.Results[i]
 		t := r.TotalMs
 		if r.Count < 100 || t.P50 <= 0 || t.P99 < 3*t.P50 || t.P99-t.P50 < 1 {
 			continue
@@ -299,12 +306,13 @@ func tailRule(f *Facts) []document.Finding {
 // size below which round trips and set-up dominate and above which
 // bandwidth does.
 func sizeFitRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	var out []document.Finding
 	for _, op := range []string{"get", "put"} {
-		fit, ok := fitSweep(f.Doc, op)
+		fit, ok := fitSweep(doc, op)
 		if !ok || len(fit.Points) < 3 {
 			continue
 		}
@@ -340,13 +348,14 @@ func humanBytes(b float64) string {
 // concurrencyRule: aggregate throughput that stops growing as workers are
 // added, and the level where it stops.
 func concurrencyRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	var out []document.Finding
 	for _, op := range []string{"put", "get"} {
 		var steps []document.Result
-		for _, r := range f.Doc.Results {
+		for _, r := range doc.Results {
 			if r.Workload == "concurrency" && r.Op == op && r.Count > 0 {
 				steps = append(steps, r)
 			}
@@ -378,7 +387,7 @@ func concurrencyRule(f *Facts) []document.Finding {
 			verb, s.Concurrency, strings.Join(levels, ", "), fmtMs(s.TotalMs.P50), s.Concurrency, fmtMs(last.TotalMs.P50), last.Concurrency)
 		ev := map[string]float64{"concurrency": float64(s.Concurrency), "aggregate_mb_per_s": s.AggregateMBps, "max_concurrency": float64(last.Concurrency), "max_concurrency_mb_per_s": last.AggregateMBps}
 		// Who is the bottleneck: the process's CPU at the most parallel step.
-		if u, ok := cpuUseOf(f.Doc, []document.Result{last}); ok {
+		if u, ok := cpuUseOf(doc, []document.Result{last}); ok {
 			text += fmt.Sprintf("; at c=%d %s.", last.Concurrency, u.sentence())
 			ev["cpu_cores"], ev["cpu_share"] = u.cores, u.share()
 		} else {
@@ -413,12 +422,13 @@ func injectedRate(faults, name string) float64 {
 // errorsRule: errors by class, and the retries the transport made
 // silently, side by side with the faults the lab injected.
 func errorsRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	var ops, errs, silent int64
 	classes := map[string]int64{}
-	for _, r := range f.Doc.Results {
+	for _, r := range doc.Results {
 		ops += r.Count + r.Errors
 		errs += r.Errors
 		silent += r.SilentRetries
@@ -441,11 +451,11 @@ func errorsRule(f *Facts) []document.Finding {
 	} else {
 		text = fmt.Sprintf("no operation failed out of %d", ops)
 	}
-	faults := f.Doc.Options["fault"]
+	faults := doc.Options["fault"]
 	if rate := injectedRate(faults, "reset"); rate > 0 {
 		// GETs are what the transport retries: set them side by side.
 		var gets, getErrs, getSilent int64
-		for _, r := range f.Doc.Results {
+		for _, r := range doc.Results {
 			if r.Op == "get" {
 				gets, getErrs, getSilent = gets+r.Count+r.Errors, getErrs+r.Errors, getSilent+r.SilentRetries
 			}
@@ -477,7 +487,8 @@ func errorsRule(f *Facts) []document.Finding {
 // request, one finding says so. A mixed step's ops are left out: a short
 // mix can draw no request of a rare op.
 func emptyStepsRule(f *Facts) []document.Finding {
-	if f.Doc == nil || len(f.Doc.Results) == 0 {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok || len(doc.Results) == 0 {
 		return nil
 	}
 	var unread, short []string
@@ -485,7 +496,7 @@ func emptyStepsRule(f *Facts) []document.Finding {
 	classes := map[string]int64{}
 	wall := 0.0
 	seen := map[string]int{}
-	for _, r := range f.Doc.Results {
+	for _, r := range doc.Results {
 		seen[stepName(r)]++
 	}
 	name := func(i int, r document.Result) string { // step i+1 of the table when two read alike
@@ -494,21 +505,21 @@ func emptyStepsRule(f *Facts) []document.Finding {
 		}
 		return stepName(r)
 	}
-	for i, r := range f.Doc.Results {
+	for i, r := range doc.Results {
 		if r.Count+r.Errors > 0 || r.Workload == "mixed" { // a mix's op can draw no request
 			continue
 		}
 		put := -1
 		if r.Op == "get" || r.Op == "head" || r.Op == "delete" {
 			for j := i - 1; j >= 0; j-- {
-				if f.Doc.Results[j].Op == "put" {
+				if doc.Results[j].Op == "put" {
 					put = j
 					break
 				}
 			}
 		}
-		if put >= 0 && f.Doc.Results[put].Count == 0 {
-			w := f.Doc.Results[put]
+		if put >= 0 && doc.Results[put].Count == 0 {
+			w := doc.Results[put]
 			unread = append(unread, name(i, r))
 			failed += w.Errors
 			if w.Errors == 0 {
@@ -529,10 +540,10 @@ func emptyStepsRule(f *Facts) []document.Finding {
 	if ms := f.rttMs(); ms > 0 {
 		rtt = fmt.Sprintf(" (a round trip is %s ms here)", fmtMs(ms))
 	}
-	if len(short)+len(unread) == len(f.Doc.Results) {
+	if len(short)+len(unread) == len(doc.Results) {
 		return []document.Finding{finding("nothing-measured", High, fmt.Sprintf(
 			"no step completed a request: each ended before its first response%s, so every row is empty; give the steps a longer --duration (the longest ran %.2f s)", rtt, wall)+".",
-			map[string]float64{"steps": float64(len(f.Doc.Results)), "wall_s": wall})}
+			map[string]float64{"steps": float64(len(doc.Results)), "wall_s": wall})}
 	}
 	var out []document.Finding
 	if len(unread) > 0 {
@@ -563,8 +574,8 @@ func emptyStepsRule(f *Facts) []document.Finding {
 // strategiesRule: the largest saving per op and size, and what each
 // strategy costs per million objects.
 func strategiesRule(f *Facts) []document.Finding {
-	s := f.Strategies
-	if s == nil {
+	s, ok := f.Doc.(*document.StrategiesDocument)
+	if !ok {
 		return nil
 	}
 	var out []document.Finding

@@ -22,13 +22,14 @@ const (
 // HTTP/1.1: its requests carry no protocol version, so Go's transport
 // sends the body at once); waited costs one round trip per upload.
 func expectRule(f *Facts) []document.Finding {
-	if f.Doc == nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok {
 		return nil
 	}
 	var notWaited, waited []string
 	ev := map[string]float64{}
 	var worst float64
-	for _, r := range f.Doc.Results {
+	for _, r := range doc.Results {
 		if r.Count == 0 || r.ExpectSent <= 0 {
 			continue
 		}
@@ -74,13 +75,14 @@ func listSteps(names []string) string {
 func clientCPURule(f *Facts) []document.Finding {
 	// On the embedded lab the servers run in the same process: the CPU is
 	// not the client's alone.
-	if f.Doc == nil || f.Doc.Lab != nil {
+	doc, ok := f.Doc.(*document.Document)
+	if !ok || doc.Lab != nil {
 		return nil
 	}
 	var worst *document.Result
 	share := 0.0
-	for i := range f.Doc.Results {
-		r := &f.Doc.Results[i]
+	for i := range doc.Results {
+		r := &doc.Results[i]
 		total := r.TotalMs.P50
 		if r.Count == 0 || r.ClientCPUusPerOp < cpuMinUs || total <= 0 {
 			continue

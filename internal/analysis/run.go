@@ -16,15 +16,14 @@ import (
 )
 
 // Run is a saved run with its document decoded by the command that wrote
-// it: Doc for run and probe, Strategies, or Startup (the others nil).
+// it. Doc is one of *document.Document (run, probe, merge),
+// *document.StrategiesDocument, *document.StartupDocument or
+// *document.ExplainDocument, or nil for a command with none; each consumer
+// takes it apart with one type switch.
 type Run struct {
-	Meta       results.Run
-	Steps      []results.Step
-	Doc        *document.Document
-	Strategies *document.StrategiesDocument
-	Startup    *document.StartupDocument
-	// Explain is an `objbench explain` document (nil otherwise).
-	Explain *document.ExplainDocument
+	Meta  results.Run
+	Steps []results.Step
+	Doc   document.Doc
 }
 
 // Load reads a saved run and decodes its document by command.
@@ -66,30 +65,23 @@ func LoadAll(ctx context.Context, st *results.Store, ids []string) ([]*Run, erro
 
 // Decode decodes a run's document by the command that made it.
 func Decode(run results.Run, steps []results.Step) (*Run, error) {
-	sr := &Run{Meta: run, Steps: steps}
+	var d document.Doc
 	switch run.Command {
 	case "run", "probe", "merge":
-		sr.Doc = &document.Document{}
-		if err := json.Unmarshal(run.Document, sr.Doc); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
+		d = &document.Document{}
 	case "strategies":
-		sr.Strategies = &document.StrategiesDocument{}
-		if err := json.Unmarshal(run.Document, sr.Strategies); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
+		d = &document.StrategiesDocument{}
 	case "startup":
-		sr.Startup = &document.StartupDocument{}
-		if err := json.Unmarshal(run.Document, sr.Startup); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
+		d = &document.StartupDocument{}
 	case "explain":
-		sr.Explain = &document.ExplainDocument{}
-		if err := json.Unmarshal(run.Document, sr.Explain); err != nil {
-			return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
-		}
+		d = &document.ExplainDocument{}
+	default:
+		return &Run{Meta: run, Steps: steps}, nil
 	}
-	return sr, nil
+	if err := json.Unmarshal(run.Document, d); err != nil {
+		return nil, fmt.Errorf("run %s: stored document: %w", run.ID, err)
+	}
+	return &Run{Meta: run, Steps: steps, Doc: d}, nil
 }
 
 // FormatLabels writes labels as k=v pairs sorted by key, comma-separated.
@@ -109,18 +101,7 @@ func FormatLabels(m map[string]string) string {
 // FromDocument is a run held in memory (one just measured) as Load would
 // read it back, without decoding its stored JSON.
 func FromDocument(meta results.Run, steps []results.Step, d document.Doc) *Run {
-	r := &Run{Meta: meta, Steps: steps}
-	switch d := d.(type) {
-	case *document.Document:
-		r.Doc = d
-	case *document.StrategiesDocument:
-		r.Strategies = d
-	case *document.StartupDocument:
-		r.Startup = d
-	case *document.ExplainDocument:
-		r.Explain = d
-	}
-	return r
+	return &Run{Meta: meta, Steps: steps, Doc: d}
 }
 
 // ProbeRuns are a probe's round documents as runs of command probe, as

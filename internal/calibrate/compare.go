@@ -20,17 +20,9 @@ import (
 	"github.com/objbench/objbench/internal/units"
 )
 
-// Row is one quantity of two profiles side by side: A and B in Unit, and
-// whether B is within tolerance of A (lab check: A the profile, B the lab).
-type Row struct {
-	Quantity string  `json:"quantity"`
-	Unit     string  `json:"unit"`
-	A        float64 `json:"a"`
-	B        float64 `json:"b"`
-	// Tolerance is the allowed difference, in Unit (0: not checked).
-	Tolerance float64 `json:"tolerance,omitempty"`
-	Pass      bool    `json:"pass"`
-}
+// Row is one quantity of two profiles side by side (document.ProfileRow,
+// the comparison's wire type).
+type Row = document.ProfileRow
 
 // Tolerances of Compare: relative, plus an absolute slack for times near zero.
 type Tolerances struct {

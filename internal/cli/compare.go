@@ -9,7 +9,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/calibrate"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/usage"
@@ -32,7 +32,7 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if rows, ok, err := calibrate.ComparePair(args); ok { // two lab profiles (no rows when err)
-				return cmp.Or(err, report.WriteProfileRows(stdout, args[0], args[1], rows, false, jsonOut))
+				return cmp.Or(err, terminal.WriteProfileRows(stdout, args[0], args[1], rows, false, jsonOut))
 			}
 			var comps []analysis.Comparison
 			err := g.withStore(ctx, func(st *results.Store) (err error) {
@@ -42,7 +42,7 @@ func newCompareCmd(g *globals, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return errors.Join(report.WriteComparisons(stdout, comps, jsonOut), failIf.Check(cmd.ErrOrStderr(), comps))
+			return errors.Join(terminal.WriteComparisons(stdout, comps, jsonOut), failIf.Check(cmd.ErrOrStderr(), comps))
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the comparisons as JSON")

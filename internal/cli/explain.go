@@ -12,7 +12,7 @@ import (
 
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/threshold"
 )
 
@@ -75,7 +75,7 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 		return fmt.Errorf("explain: %w", err)
 	}
 	runErr, thErr := err, f.th.Apply(stderr, d)
-	if werr := report.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
+	if werr := terminal.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
 		return werr
 	}
 	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {

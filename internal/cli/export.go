@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/analysis"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/export"
 	"github.com/objbench/objbench/internal/results"
 )
 
@@ -19,9 +19,9 @@ func newExportCmd(g *globals, stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return usageIs(report.WriteExport(stdout, sr, format, func(fn func(results.SampleRow) error) error {
+			return usageIs(export.WriteExport(stdout, sr, format, func(fn func(results.SampleRow) error) error {
 				return st.Samples(ctx, sr.Meta.ID, fn)
-			}), report.ErrFormat)
+			}), export.ErrFormat)
 		}, g)
 	cmd.Flags().StringVar(&format, "format", "json", "json, csv, samples, series (results per interval, CSV) or hdrlog (HdrHistogram interval log)")
 	return cmd

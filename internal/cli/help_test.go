@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 )
 
 // TestHelpFiles: every help file is a command's, whose long help and
@@ -42,7 +42,7 @@ func TestHelpFiles(t *testing.T) {
 			continue
 		}
 		long, ex := helpParts(name)
-		long = strings.Replace(long, "{{profiles}}", report.ProfileList(), 1) // lab's
+		long = strings.Replace(long, "{{profiles}}", terminal.ProfileList(labProfiles()), 1) // lab's
 		if c.Long != long || c.Example != ex || long == "" {
 			t.Errorf("%s: the command's help is not the file's", n)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -65,7 +65,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 		return err
 	}
 	if werr := f.out.write(stdout, func(w io.Writer) error {
-		return report.WriteIdle(w, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), search.Max, res)
+		return terminal.WriteIdle(w, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), search.Max, res)
 	}); werr != nil {
 		return werr
 	}

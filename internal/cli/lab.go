@@ -12,7 +12,7 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 )
 
 func newLabCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -20,7 +20,7 @@ func newLabCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "lab [PROFILE]",
 		Short:   "Serve the embedded S3, GCS (and Azure) endpoints behind an emulated link, in the foreground",
-		Long:    strings.Replace(longHelp("lab"), "{{profiles}}", report.ProfileList(), 1),
+		Long:    strings.Replace(longHelp("lab"), "{{profiles}}", terminal.ProfileList(labProfiles()), 1),
 		Example: examples("lab"),
 		Args:    atMostOneProfile("lab"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,12 +51,40 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 		return err
 	}
 	defer removeCA()
-	report.WriteLab(stdout, l, apis, caFile)
+	terminal.WriteLab(stdout, labView(l), apis, caFile)
 	started := time.Now()
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "objbench lab: stopping")
 	if !lf.Record {
 		return nil
 	}
-	return report.WriteLabRecord(stdout, explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), ""), l.Recorder().Dropped())
+	return terminal.WriteLabRecord(stdout, explain.FromLab(l, nil, 0, started, time.Now(), analysis.DefaultPrices(), ""), l.Recorder().Dropped())
+}
+
+// labView is what the lab's description block shows of l.
+func labView(l *lab.Lab) terminal.LabView {
+	k, n := l.Link(), l.Network()
+	v := terminal.LabView{Profile: l.Profile(), RTT: k.RTT, Jitter: k.Jitter, Bandwidth: lab.FormatBandwidth(k.Bandwidth), Loss: k.Loss,
+		Model: n.Model, Queue: n.Queue, MTU: n.MTU, RecvBuffer: n.RecvBuffer, SendBuffer: n.SendBuffer,
+		Resolver: l.ResolverAddr(), Domain: lab.Domain, Bucket: lab.Bucket, Endpoints: map[string]string{}, Azure: l.AzureConnectionString()}
+	for _, api := range []string{"s3", "gcs", "azure"} {
+		v.Endpoints[api] = l.LocalEndpoint(api)
+	}
+	if up := l.Upstream(); up != nil {
+		v.Upstream = &terminal.LabUpstream{API: up.API, URL: fmt.Sprint(up.URL), Bucket: up.Bucket}
+		v.Endpoints[up.API] = l.LocalEndpoint(up.API)
+	}
+	if c := l.Keys("s3"); c != nil {
+		v.AccessKey, v.SecretKey = c.AccessKeyID, c.SecretAccessKey
+	}
+	return v
+}
+
+// labProfiles are the lab's profiles as name and description.
+func labProfiles() [][2]string {
+	var out [][2]string
+	for _, p := range lab.Profiles() {
+		out = append(out, [2]string{p.Name, p.Description})
+	}
+	return out
 }

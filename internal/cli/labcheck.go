@@ -12,7 +12,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/labcheck"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/storage/providers"
 	"github.com/objbench/objbench/internal/usage"
 )
@@ -45,28 +45,28 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		return err
 	}
 	if lf.ProfileFile != "" { // the twin calibrated as a bucket, against its profile
-		status := report.NewStatusLine(stderr, out.statusOnStderr(stderr))
+		status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
 		rows, err := calibrate.CheckProfile(ctx, lab.Settings(*lf), status.Printf)
 		if status.Clear(); rows != nil {
 			err = cmp.Or(out.write(stdout, func(w io.Writer) error {
-				return report.WriteProfileRows(w, lf.ProfileFile, "this lab", rows, true, out.jsonOut)
+				return terminal.WriteProfileRows(w, lf.ProfileFile, "this lab", rows, true, out.jsonOut)
 			}), err)
 		}
 		return err
 	}
-	var results []report.LabCheckMode
+	var results []document.LabCheckMode
 	failed, err := labcheck.Modes(ctx, lab.Settings(*lf), profile, labcheck.Options{Samples: samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
 	}, func(l *lab.Lab, mode string, rows []document.CheckRow) {
-		results = append(results, report.LabCheckMode{TLS: mode, Link: report.DescribeLink(l), Rows: rows})
+		results = append(results, document.LabCheckMode{TLS: mode, Link: terminal.DescribeLink(labView(l)), Rows: rows})
 	})
 	if err != nil {
 		return err
 	}
 	if err := out.write(stdout, func(w io.Writer) error {
-		return report.WriteLabCheckResult(w, results, failed, out.jsonOut)
+		return terminal.WriteLabCheckResult(w, results, failed, out.jsonOut)
 	}); err != nil {
 		return err
 	}
-	return report.LabCheckError(results, failed)
+	return terminal.LabCheckError(results, failed)
 }

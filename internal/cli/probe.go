@@ -15,7 +15,8 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/html"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
@@ -145,10 +146,10 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 				analysis.Annotate(d, prices)
 			}
 			thErr := th.Apply(stderr, document.Docs(docs)...)
-			if err := out.write(stdout, func(w io.Writer) error { return report.WriteProbes(w, docs, out.jsonOut, vf.detail) }); err != nil {
+			if err := out.write(stdout, func(w io.Writer) error { return terminal.WriteProbes(w, docs, out.jsonOut, vf.detail) }); err != nil {
 				return err
 			}
-			if err := report.WriteProbesPage(pf.report, docs); err != nil {
+			if err := html.WriteProbesPage(pf.report, docs); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {
@@ -185,12 +186,12 @@ func runCalibrate(ctx context.Context, args []string, pf *probeFlags, out *outFl
 	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
 		return usage.Errorf("%v", err)
 	}
-	status := report.NewStatusLine(stderr, out.statusOnStderr(stderr))
+	status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
 		return openTarget(ctx, targetArg(args), &pf.targetFlags, fs, labDefaults{}, document.NewRunID())
 	}, pf.Count, status.Printf)
 	if status.Clear(); err != nil {
 		return err
 	}
-	return out.write(stdout, func(w io.Writer) error { return report.WriteMeasured(w, m, pf.cal.Save) })
+	return out.write(stdout, func(w io.Writer) error { return calibrate.WriteMeasured(w, m, pf.cal.Save) })
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/analysis"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/results"
 )
 
@@ -26,11 +26,11 @@ func newReportCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			in := report.PageInput(srs, title)
+			in := html.PageInput(srs, title)
 			if output == "-" {
-				return report.WriteHTML(stdout, in)
+				return html.WriteHTML(stdout, in)
 			}
-			if err := report.WriteHTMLFile(output, in); err != nil {
+			if err := html.WriteHTMLFile(output, in); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s (%d run(s))\n", output, len(srs))

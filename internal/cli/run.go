@@ -14,7 +14,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
@@ -112,12 +112,12 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	f.open.AddTo(doc.Options)
 	f.shards.addTo(doc.Options, spec)
 	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, f.keep)
-	progress := report.NewProgress(stderr, f.out.statusOn(stdout))
-	live := report.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
+	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
+	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
 	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: progress.Update, Keep: rec.Cap(),
-			Interval: f.open.Interval, OnInterval: live.Interval, Ready: sr.WaitStart},
+		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
+			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) }, Ready: sr.WaitStart},
 		Setup:  env.Setup.Backend,
 		Prefix: env.Prefix,
 		Opts:   opts,
@@ -151,4 +151,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	analysis.Annotate(doc, prices)
 	return finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
+}
+
+// stepStatus is what the progress line and live status show of st.
+func stepStatus(st *load.Step) terminal.StepStatus {
+	return terminal.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Pacer != nil || st.Pick != nil}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/usage"
 )
@@ -34,7 +34,7 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			return report.WriteRuns(stdout, runs, jsonOut)
+			return terminal.WriteRuns(stdout, runs, jsonOut)
 		},
 	}
 	fl := cmd.Flags()

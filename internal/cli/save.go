@@ -12,6 +12,8 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/html"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
@@ -58,7 +60,7 @@ func (sf *saveFlags) check() (map[string]string, error) {
 	if sf.noSave {
 		sf.keep = 0 // nothing is stored: no sample is kept
 	}
-	if err := report.CheckPath(sf.report); err != nil {
+	if err := html.CheckPath(sf.report); err != nil {
 		return nil, usage.Wrap(err)
 	}
 	l, err := results.ParseLabels(sf.labels)
@@ -86,7 +88,7 @@ func (o *outFlags) register(fl *pflag.FlagSet, jsonUsage, quietUsage string) {
 }
 
 // statusOn says whether progress is drawn: on a terminal, unless --quiet.
-func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && report.IsTerminal(stdout) }
+func (o *outFlags) statusOn(stdout io.Writer) bool { return !o.quiet && terminal.IsTerminal(stdout) }
 
 // write writes the command's output (text) to -o FILE or stdout.
 func (o *outFlags) write(stdout io.Writer, text func(io.Writer) error) error {
@@ -96,12 +98,12 @@ func (o *outFlags) write(stdout io.Writer, text func(io.Writer) error) error {
 // statusOnStderr says whether progress is drawn for a command that judges
 // the terminal by stderr (probe, lab check): on one, unless --quiet.
 func (o *outFlags) statusOnStderr(stderr io.Writer) bool {
-	return !o.quiet && report.IsTerminal(stderr)
+	return !o.quiet && terminal.IsTerminal(stderr)
 }
 
 // status is the command's progress line (see statusOn), on stderr.
-func (o *outFlags) status(stdout, stderr io.Writer) *report.StatusLine {
-	return report.NewStatusLine(stderr, o.statusOn(stdout))
+func (o *outFlags) status(stdout, stderr io.Writer) *terminal.StatusLine {
+	return terminal.NewStatusLine(stderr, o.statusOn(stdout))
 }
 
 // save encodes a finished (or interrupted) document once, stores it with
@@ -119,7 +121,7 @@ func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]b
 	if sf.report == "" {
 		return nil
 	}
-	return report.WriteAfterRun(sf.report, analysis.FromDocument(run, steps, d), stderr)
+	return html.WriteAfterRun(sf.report, analysis.FromDocument(run, steps, d), stderr)
 }
 
 // store saves a run in the results database; a failure is a warning.
@@ -136,7 +138,7 @@ func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(
 	histograms []map[string][]byte, kept stats.KeptSeq, runErr error, stdout, stderr io.Writer) error {
 	thErr := out.th.Apply(stderr, d)
 	if out.jsonOut {
-		text = func(w io.Writer) error { return report.WriteDoc(w, d) }
+		text = func(w io.Writer) error { return terminal.WriteDoc(w, d) }
 	}
 	if err := report.WriteOutput(out.output, stdout, text); err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/probe"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -74,6 +74,6 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
-	report.WriteServing(stdout, ln.Addr().String(), p.Prober, token != "")
+	terminal.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
 	return s.Serve(ctx, ln, f.every)
 }

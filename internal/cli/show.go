@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/analysis"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/export"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 )
 
@@ -25,10 +26,10 @@ func newShowCmd(g *globals, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			if jsonOut {
-				return report.WriteExport(stdout, sr, "json", nil)
+				return export.WriteExport(stdout, sr, "json", nil)
 			}
 			analysis.AnnotateSaved(sr, prices) // runs saved before findings get them; --prices reprices
-			return report.WriteSaved(stdout, sr, vf.detail)
+			return terminal.WriteSaved(stdout, sr, vf.detail)
 		}, g)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the stored JSON document")
 	vf.register(cmd.Flags(), true)

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/startup"
 	"github.com/objbench/objbench/internal/usage"
 )
@@ -73,6 +73,6 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	env.DurationS, env.Labels, env.Interrupted = time.Since(started).Seconds(), labels, interrupted
 	env.Options = f.AsMap()
 	doc := res.Document(env, f.envLabel)
-	textOf := func(w io.Writer) error { return report.WriteStartupText(w, doc) }
+	textOf := func(w io.Writer) error { return terminal.WriteStartupText(w, doc) }
 	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

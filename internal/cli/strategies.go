@@ -12,7 +12,7 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
 	"github.com/objbench/objbench/internal/usage"
@@ -122,6 +122,6 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if runErr != nil && !interrupted && len(all) == 0 {
 		return runErr
 	}
-	textOf := func(w io.Writer) error { return report.WriteStrategiesText(w, doc) }
+	textOf := func(w io.Writer) error { return terminal.WriteStrategiesText(w, doc) }
 	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 )
 
 func decodeFull(t *testing.T, s string) *document.Document {
@@ -70,7 +70,7 @@ func TestRunDefaultOneScreen(t *testing.T) {
 	}
 	d := decodeFull(t, out)
 	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, d); err != nil {
+	if err := terminal.WriteSummary(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(buf.String(), "\n"); n > 72 {

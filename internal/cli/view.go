@@ -7,7 +7,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/report/terminal"
 )
 
 // viewFlags say how a result reads: the summary or every table, and the
@@ -32,5 +32,5 @@ func (v *viewFlags) loadPrices() (analysis.Prices, error) {
 
 // text renders a run or probe document: the summary, or every table.
 func (v *viewFlags) text(d *document.Document) func(io.Writer) error {
-	return func(w io.Writer) error { return report.WriteRunText(w, d, v.detail) }
+	return func(w io.Writer) error { return terminal.WriteRunText(w, d, v.detail) }
 }

@@ -1,22 +1,20 @@
 package document
 
-import (
-	"time"
+import "time"
 
-	"github.com/objbench/objbench/internal/lab/netem"
-)
+// BusyShare is the share of a wire's packets delivered late over which a
+// check row's miss is the machine's (its CPU was elsewhere), not the link
+// model's: the lab's netem.BusyShare, the one threshold for every miss.
+const BusyShare = 0.05
 
-// Lab check's rows: what objbench lab check measured of the lab's link
-// model, as its JSON document carries them.
-
-// RawClient names the check's own unsigned net/http request in check rows.
+// RawClient names lab check's own unsigned net/http request in its rows.
 const RawClient = "raw http"
 
-// CheckRow is one phase of one case: what the link model expects, in round
-// trips and time, against the median measured. Expected is RTTs round trips
-// plus Baseline, the same phase measured on the same server with the link
-// bypassed: the machine's own processing time (TLS crypto, the server's
-// handler), which no link model predicts.
+// CheckRow is one phase of one lab check case: what the link model
+// expects, in round trips and time, against the median measured. Expected
+// is RTTs round trips plus Baseline, the same phase measured on the same
+// server with the link bypassed: the machine's own processing time (TLS
+// crypto, the server's handler), which no link model predicts.
 type CheckRow struct {
 	Case      string        `json:"case"`
 	Phase     string        `json:"phase"`
@@ -30,43 +28,13 @@ type CheckRow struct {
 	// Pass is true when the raw request and every client passed.
 	Pass bool `json:"pass"`
 	// Clients are the measures of each client: the raw net/http request
-	// (RawClient, the fields above), then each provider's SDK (with
-	// labcheck's Options.Open). The network's TCP rows are measured by the raw
-	// request only.
+	// (RawClient, the fields above), then each provider's SDK. The
+	// network's TCP rows are measured by the raw request only.
 	Clients []ClientCheck `json:"clients,omitempty"`
 	// Late is the largest share of packets the wire delivered late while
-	// any client measured this row (netem.Stats.Late): above
-	// netem.BusyShare the machine's CPU, not the model, may explain a miss.
+	// any client measured this row: above BusyShare the machine's CPU, not
+	// the model, may explain a miss.
 	Late float64 `json:"late_fraction,omitempty"`
-}
-
-// Busy says the machine could not keep the wire's time while this row was
-// measured, so a miss says more about the machine than about the model.
-func (r CheckRow) Busy() bool { return r.Late > netem.BusyShare }
-
-// MissedBusy says the row missed and every client that missed it was
-// measured while the machine was busy (ClientCheck.MissedBusy): a miss
-// lab check marks "busy".
-func (r CheckRow) MissedBusy() bool {
-	if r.Pass {
-		return false
-	}
-	for _, c := range r.ClientChecks() {
-		if !c.Pass && !c.MissedBusy() {
-			return false
-		}
-	}
-	return true
-}
-
-// ClientChecks are the row's measures per client: Clients, or for the
-// network's TCP rows, which the raw request alone measures, the row's own
-// as RawClient's.
-func (r CheckRow) ClientChecks() []ClientCheck {
-	if len(r.Clients) > 0 {
-		return r.Clients
-	}
-	return []ClientCheck{{Client: RawClient, Expected: r.Expected, Measured: r.Measured, Tolerance: r.Tolerance, Pass: r.Pass, Late: r.Late}}
 }
 
 // ClientCheck is one client's measure of a check row: the same case made
@@ -84,8 +52,82 @@ type ClientCheck struct {
 	Late float64 `json:"late_fraction,omitempty"`
 }
 
-// MissedBusy says this client missed the row while the machine was busy:
-// over netem.BusyShare of the wire's packets came late, so the miss may be
-// the machine's, not the link model's. The one rule lab check's table, its
-// error and the rows' MissedBusy count busy misses by.
-func (c ClientCheck) MissedBusy() bool { return !c.Pass && c.Late > netem.BusyShare }
+// Busy says the machine could not keep the wire's time while this row was
+// measured, so a miss says more about the machine than about the model.
+func (r CheckRow) Busy() bool { return r.Late > BusyShare }
+
+// MissedBusy says the client missed while the machine was busy: the one
+// rule behind a "busy" mark, a row's and the error's count alike.
+func (c ClientCheck) MissedBusy() bool { return !c.Pass && c.Late > BusyShare }
+
+// Measures are the row's clients, or, for the network's TCP rows measured
+// by the raw request only, that request as the one client.
+func (r CheckRow) Measures() []ClientCheck {
+	if len(r.Clients) > 0 {
+		return r.Clients
+	}
+	return []ClientCheck{{Client: RawClient, Expected: r.Expected, Measured: r.Measured, Tolerance: r.Tolerance, Pass: r.Pass, Late: r.Late}}
+}
+
+// MissedBusy says the row missed and every client that missed it was
+// measured while the machine was busy: a miss lab check marks "busy".
+func (r CheckRow) MissedBusy() bool {
+	if r.Pass {
+		return false
+	}
+	for _, c := range r.Measures() {
+		if !c.Pass && !c.MissedBusy() {
+			return false
+		}
+	}
+	return true
+}
+
+// LabCheckMode is lab check's rows for one TLS mode on one link.
+type LabCheckMode struct {
+	TLS  string     `json:"tls"`
+	Link string     `json:"link"`
+	Rows []CheckRow `json:"rows"`
+}
+
+// BusyMisses counts the clients' misses in m measured while the machine
+// was busy (ClientCheck.MissedBusy): the ones its table marks.
+func (m LabCheckMode) BusyMisses() int {
+	n := 0
+	for _, r := range m.Rows {
+		for _, c := range r.Measures() {
+			if c.MissedBusy() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// LabCheckDocument is `objbench lab check --json`: each mode's rows and
+// whether every row passed. Its fields are in the order the command has
+// always written them.
+type LabCheckDocument struct {
+	LabCheck []LabCheckMode `json:"lab_check"`
+	Pass     bool           `json:"pass"`
+	Schema   string         `json:"schema"`
+}
+
+// NewLabCheck is lab check's document, tagged with the schema.
+func NewLabCheck(modes []LabCheckMode, pass bool) *LabCheckDocument {
+	return &LabCheckDocument{LabCheck: modes, Pass: pass, Schema: Schema}
+}
+
+// MissedBusyRows counts the rows that missed only while the machine was
+// busy (CheckRow.MissedBusy), for lab check's error.
+func (d *LabCheckDocument) MissedBusyRows() int {
+	n := 0
+	for _, m := range d.LabCheck {
+		for _, r := range m.Rows {
+			if r.MissedBusy() {
+				n++
+			}
+		}
+	}
+	return n
+}

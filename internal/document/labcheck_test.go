@@ -2,24 +2,38 @@ package document
 
 import "testing"
 
-// TestMissedBusy: a row's miss is the machine's only when every client
-// that missed it was measured with over 5% of the wire's packets late.
-func TestMissedBusy(t *testing.T) {
+// TestBusyMisses: a client's miss is busy above BusyShare late packets; a
+// row missed busy only when every client that missed it was; the table's
+// count (clients) and the error's (rows) follow from that one rule.
+func TestBusyMisses(t *testing.T) {
 	t.Parallel()
-	c := func(pass bool, late float64) ClientCheck { return ClientCheck{Pass: pass, Late: late} }
-	for _, tc := range []struct {
-		name string
-		row  CheckRow
-		want bool
+	quiet, busy := BusyShare/2, BusyShare*2
+	for _, c := range []struct {
+		name          string
+		row           CheckRow
+		missedBusy    bool
+		clientsMarked int
 	}{
-		{"passed, busy", CheckRow{Pass: true, Late: 0.5}, false},
-		{"TCP row missed, busy", CheckRow{Late: 0.06}, true},
-		{"TCP row missed, quiet", CheckRow{Late: 0.05}, false},
-		{"every miss busy", CheckRow{Late: 0.2, Clients: []ClientCheck{c(false, 0.2), c(true, 0), c(false, 0.1)}}, true},
-		{"one miss quiet", CheckRow{Late: 0.2, Clients: []ClientCheck{c(false, 0.2), c(false, 0.01)}}, false},
+		{"passed while busy", CheckRow{Pass: true, Late: busy}, false, 0},
+		{"raw request only, missed busy", CheckRow{Late: busy}, true, 1},
+		{"raw request only, missed quiet", CheckRow{Late: quiet}, false, 0},
+		{"one client missed busy, the other passed", CheckRow{Clients: []ClientCheck{{Pass: true, Late: quiet}, {Late: busy}}}, true, 1},
+		{"one missed busy, one missed quiet", CheckRow{Clients: []ClientCheck{{Late: busy}, {Late: quiet}}}, false, 1},
+		{"both missed busy", CheckRow{Clients: []ClientCheck{{Late: busy}, {Late: busy}}}, true, 2},
 	} {
-		if got := tc.row.MissedBusy(); got != tc.want {
-			t.Errorf("%s: MissedBusy %v, want %v", tc.name, got, tc.want)
+		if got := c.row.MissedBusy(); got != c.missedBusy {
+			t.Errorf("%s: MissedBusy %v, want %v", c.name, got, c.missedBusy)
+		}
+		m := LabCheckMode{Rows: []CheckRow{c.row}}
+		if got := m.BusyMisses(); got != c.clientsMarked {
+			t.Errorf("%s: %d clients marked busy, want %d", c.name, got, c.clientsMarked)
+		}
+		want := 0
+		if c.missedBusy {
+			want = 1
+		}
+		if got := NewLabCheck([]LabCheckMode{m}, false).MissedBusyRows(); got != want {
+			t.Errorf("%s: %d rows missed busy, want %d", c.name, got, want)
 		}
 	}
 }

@@ -9,11 +9,12 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/timeline"
 )
 
 // Phases are the round-trip phases, in the order of `strategies`.
-var Phases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var Phases = nettrace.PhaseNames()
 
 // Input is what a program did, as the lab recorded it.
 type Input struct {

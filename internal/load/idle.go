@@ -7,18 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/usage"
 )
 
-// IdleProbe is one observation: a connection left idle for Idle, then
-// reused by the next request or found dropped.
-type IdleProbe struct {
-	Round   int           `json:"round"`
-	Idle    time.Duration `json:"idle"`
-	Reused  bool          `json:"reused"`
-	Skipped bool          `json:"skipped,omitempty"` // cut short: a shorter idle was already dropped
-	Err     string        `json:"error,omitempty"`
-}
+// IdleProbe is one probe of the search (document.IdleProbe).
+type IdleProbe = document.IdleProbe
 
 // IdleSearch finds after how long idle a keep-alive connection is dropped
 // (by the server or anything between). Each round probes several idle times
@@ -36,22 +30,9 @@ type IdleSearch struct {
 	Progress func(round int, idles []time.Duration)
 }
 
-// IdleResult is what the search found.
-type IdleResult struct {
-	// Lower is the longest idle that survived, Upper the shortest dropped;
-	// Upper is 0 when nothing was dropped up to Max.
-	Lower, Upper time.Duration
-	Probes       []IdleProbe
-	Wall         time.Duration
-}
-
-// Estimate is the middle of the bracket, or 0 when no timeout was found.
-func (r IdleResult) Estimate() time.Duration {
-	if r.Upper == 0 {
-		return 0
-	}
-	return (r.Lower + r.Upper) / 2
-}
+// IdleResult is what the search found (document.IdleResult, so that
+// renderers read it without the load package).
+type IdleResult = document.IdleResult
 
 // Run searches; it returns what it has when ctx ends.
 func (s *IdleSearch) Run(ctx context.Context) (IdleResult, error) {

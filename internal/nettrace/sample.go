@@ -24,6 +24,11 @@ const (
 
 var phaseNames = [NumPhases]string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
 
+// PhaseNames are the phases' names in order, as the JSON contract keys
+// them (phases_ms): the one list every table, rule and threshold walks.
+// Each call returns a fresh slice, so callers may append to it.
+func PhaseNames() []string { return append([]string(nil), phaseNames[:]...) }
+
 // String returns the phase's name as used in the JSON contract.
 func (p Phase) String() string {
 	if p < 0 || p >= NumPhases {

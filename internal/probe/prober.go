@@ -37,6 +37,15 @@ type Prober struct {
 	envs []*target.Env
 }
 
+// URLs are the probed targets' URLs, in order.
+func (p *Prober) URLs() []string {
+	var out []string
+	for _, t := range p.Targets {
+		out = append(out, t.Info.URL)
+	}
+	return out
+}
+
 // Add opens a client with strategy on a resolved target (which the Prober
 // closes) and probes it in every round from now on.
 func (p *Prober) Add(ctx context.Context, env *target.Env, strategy nettrace.Strategy) error {

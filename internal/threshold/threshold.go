@@ -31,6 +31,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
+	"github.com/objbench/objbench/internal/nettrace"
 )
 
 // Kinds of document a threshold may be checked against.
@@ -224,7 +225,7 @@ func (t *Threshold) parseValue(v string) error {
 var aliases = map[string]string{"ttfb": "ttfb_ms", "total": "total_ms", "agg_mb_per_s": "aggregate_mb_per_s", "reused": "reused_fraction",
 	"p50": "p50_ms", "p99": "p99_ms", "phases": "phases_ms", "rtts": "rtts"}
 
-var phases = []string{"dns", "connect", "tls", "send", "wait100", "wait", "recv"}
+var phases = nettrace.PhaseNames()
 
 // resolve follows path into v (a JSON value), with the aliases, a phase
 // name standing for phases_ms.NAME; it returns the path as the JSON has it
