@@ -147,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		return nil, err
 	}
 	if e.Options.Client == storage.ClientMinio && e.Target.Scheme != "s3" {
-		return nil, usage.Errorf("--client minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
+		return nil, usage.Fieldf("{Client} minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
 	}
 	// The setup client (bucket check, pools, cleanup) is not measured: it
 	// retries what the network or a faulty lab throws at it.
@@ -244,9 +244,9 @@ const (
 func CheckUploadStyle(u storage.UploadStyle, scheme string) error {
 	switch {
 	case u == storage.UploadResumable && scheme != "gs":
-		return usage.Errorf("--upload resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
+		return usage.Fieldf("{Upload} resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
 	case u == storage.UploadMultipart && scheme == "gs":
-		return usage.Errorf("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
+		return usage.Fieldf("{Upload} multipart is for S3 and Azure; gs:// has auto, single and resumable")
 	}
 	return nil
 }
