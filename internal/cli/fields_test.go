@@ -132,7 +132,7 @@ func TestSettingsErrorsNameFlags(t *testing.T) {
 		{[]string{"run", "--latency-concurrency", "0"}, ExitUsage, "objbench: --latency-concurrency must be a positive count, got 0 (see --help)"},
 		{[]string{"run", "--concurrency", "a"}, ExitUsage, `objbench: --concurrency: bad count "a"`},
 		{[]string{"run", "--workload", "mixed", "--key-dist", "zipf:0.5"}, ExitUsage, `objbench: --key-dist: zipf exponent "0.5"`},
-		{[]string{"run", "gs://b", "--endpoint", "http://127.0.0.1:1", "--upload", "multipart", "--db", ":memory:"}, ExitUsage, "objbench: --upload multipart is for S3 and Azure; gs:// has auto, single and resumable (see --help)"},
+		{[]string{"run", "gs://bkt", "--endpoint", "http://127.0.0.1:1", "--upload", "multipart", "--db", ":memory:"}, ExitUsage, "objbench: --upload multipart is for S3 and Azure; gs:// has auto, single and resumable (see --help)"},
 		{[]string{"run", "--timeout", "0", "--db", ":memory:"}, ExitUsage, "objbench: --timeout must be positive (see --help)"},
 		{[]string{"run", "--part-size", "0", "--db", ":memory:"}, ExitUsage, `objbench: --part-size "0": use a size such as 8MiB (see --help)`},
 		{[]string{"run", "--lab-api", "ftp", "--db", ":memory:"}, ExitUsage, `objbench: --lab-api "ftp": use s3, gcs or azure (see --help)`},
