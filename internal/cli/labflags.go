@@ -53,11 +53,14 @@ func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
 func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	before := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
-	defer fs.VisitAll(func(f *pflag.Flag) {
-		if !before[f.Name] {
-			markLab(fs, f.Name)
-		}
-	})
+	defer func() {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !before[f.Name] {
+				markLab(fs, f.Name)
+			}
+		})
+		nameFields(fs, (*lab.Settings)(lf))
+	}()
 	if withAPI {
 		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root), or auto: netns behind a --bandwidth cap or with --loss where namespaces work (the user-space stacks lose time there), else netstack")
 		fs.StringVar(&lf.API, "lab-api", "s3", "lab: which embedded endpoint to measure: s3, gcs or azure (azure needs azurite-blob on PATH)")
@@ -65,8 +68,8 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.BoolVar(&lf.TLS, "tls", false, "lab: serve HTTPS from an in-memory CA (HTTP/2 offered); the default on every profile but local")
 	fs.BoolVar(&lf.NoTLS, "no-tls", false, "lab: serve plain HTTP even on a profile that defaults to HTTPS")
 	fs.StringVar(&lf.TLSVersion, "tls-version", "1.3", "lab: highest TLS version the server speaks: 1.3 (1 round trip) or 1.2 (2 round trips)")
-	fs.DurationVar(&lf.RTT, "rtt", -1, "lab: round-trip time of the emulated link, overriding the profile (e.g. 40ms)")
-	fs.DurationVar(&lf.Jitter, "jitter", -1, "lab: jitter of the round trip, overriding the profile (e.g. 5ms)")
+	fs.Var(optDuration{&lf.RTT}, "rtt", "lab: round-trip time of the emulated link, overriding the profile (e.g. 40ms)")
+	fs.Var(optDuration{&lf.Jitter}, "jitter", "lab: jitter of the round trip, overriding the profile (e.g. 5ms)")
 	fs.StringVar(&lf.Bandwidth, "bandwidth", "", "lab: bandwidth cap each way, overriding the profile (e.g. 100Mbit, 1Gbit; 0 = none)")
 	fs.DurationVar(&lf.ServiceTime, "service-time", 0, "lab: server time added before each response (e.g. 10ms)")
 	fs.DurationVar(&lf.IdleTimeout, "idle-timeout", 20*time.Second, "lab: the server closes keep-alive connections idle longer than this")
@@ -82,18 +85,17 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	if !withAPI { // run has --profile for AWS, and lab:FILE for this
 		fs.StringVar(&lf.ProfileFile, "profile", "", "lab: be the twin of a bucket measured by 'objbench probe --save-profile FILE': its round trip, jitter, rate, TLS, HTTP/2, service times and errors (flags given win)")
 	}
-	// -1 means "the profile's"; show no default rather than -1ns.
-	fs.Lookup("rtt").DefValue = "0s"
-	fs.Lookup("jitter").DefValue = "0s"
 }
 
 // registerNetwork adds --network, marked as the lab's, with usage.
 func (lf *labFlags) registerNetwork(fs *pflag.FlagSet, usage string) {
 	fs.StringVar(&lf.Network, "network", lab.NetworkAuto, usage)
 	markLab(fs, "network")
+	nameFields(fs, (*lab.Settings)(lf))
 }
 
-// config validates the flags into a lab configuration (usage errors).
+// config validates the flags into a lab configuration (usage errors
+// naming fields, printed as these flags).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg, err := lab.Settings(*lf).Config(apis, profile)
 	return cfg, usage.Wrap(err)

@@ -53,6 +53,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.Requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
 	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
+	nameFields(fl, &f.RunSettings)
 	f.out.register(fl, "print the objbench/v1 JSON document instead of tables", "no progress bar")
 	fl.Var(f.out.th.For(threshold.Run), "threshold", threshold.Usage)
 	f.viewFlags.register(fl, true)

@@ -31,6 +31,7 @@ func (sf *shardFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&sf.f.StartIn, "start-in", 0, "begin the measured steps this long from now; with shards, shard 0 resolves the time and writes it to --results-to for the others")
 	fl.StringVar(&sf.f.ResultsTo, "results-to", "", "write this shard's document with its histograms to s3://, gs://, az:// (a prefix) or a directory, at the end (a partial one if interrupted), for 'objbench merge'; checked writable before the load")
 	fl.DurationVar(&sf.resultsEvery, "results-every", time.Minute, "with --results-to: also upload the document so far this often (rounded to whole --interval), so that a shard killed by its engine is merged as partial with what it measured; 0: only at the end")
+	nameFields(fl, &sf.f)
 }
 
 // spec resolves run's shard from the flags and the environment; runID is

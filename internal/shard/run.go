@@ -51,21 +51,21 @@ type startDoc struct {
 // StartName is where shard 0 writes the start time it resolved.
 func StartName(runID string) string { return path.Join(runID, "start.json") }
 
-// ResolveStart reads --start-at (RFC 3339) or --start-in (a delay): with
-// shards, --start-in is resolved once, by shard 0, which writes the time
+// ResolveStart reads StartAt (RFC 3339) or StartIn (a delay): with
+// shards, StartIn is resolved once, by shard 0, which writes the time
 // next to the results; the other shards read it there (waiting for it up
 // to the delay and a few minutes more), so that every shard's measured
 // window begins at the same wall-clock time.
 func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s Spec, place *Place) (time.Time, error) {
 	switch {
 	case startAt != "" && startIn != 0:
-		return time.Time{}, fmt.Errorf("--start-at and --start-in: give one")
+		return time.Time{}, usage.Fieldf("{StartAt} and {StartIn}: give one")
 	case startIn < 0:
-		return time.Time{}, fmt.Errorf("--start-in must be positive, got %s", startIn)
+		return time.Time{}, usage.Fieldf("{StartIn} must be positive, got %s", startIn)
 	case startAt != "":
 		t, err := time.Parse(time.RFC3339, startAt)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("--start-at %q: use an RFC 3339 time such as 2026-11-23T18:30:00Z", startAt)
+			return time.Time{}, usage.Fieldf("{StartAt} %q: use an RFC 3339 time such as 2026-11-23T18:30:00Z", startAt)
 		}
 		return t, nil
 	case startIn == 0:
@@ -73,7 +73,7 @@ func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s 
 	case s.Count <= 1:
 		return time.Now().Add(startIn), nil
 	case place == nil:
-		return time.Time{}, fmt.Errorf("--start-in with shards needs --results-to (shard 0 writes the start time there); or give every shard the same --start-at")
+		return time.Time{}, usage.Fieldf("{StartIn} with shards needs {ResultsTo} (shard 0 writes the start time there); or give every shard the same {StartAt}")
 	}
 	name := StartName(s.RunID)
 	read := func() (time.Time, error) {
@@ -110,7 +110,7 @@ func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s 
 			return time.Time{}, err
 		}
 		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("shard 0 wrote no start time to %s within %s: start shard 0 too, or give every shard the same --start-at",
+			return time.Time{}, usage.Namedf("shard 0 wrote no start time to %s within %s: start shard 0 too, or give every shard the same {StartAt}",
 				place.Where(name), startIn+5*time.Minute)
 		}
 		select {
