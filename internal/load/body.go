@@ -74,7 +74,9 @@ func (b Body) ReadAt(p []byte, off int64) (int, error) {
 // Reader is a fresh reader of the whole body: an io.ReadSeeker an SDK can
 // rewind to sign and retry, and an io.ReaderAt that multipart uploads cut
 // into parts without copying them.
-func (b Body) Reader() *BodyReader { return &BodyReader{SectionReader: io.NewSectionReader(b, 0, b.size)} }
+func (b Body) Reader() *BodyReader {
+	return &BodyReader{SectionReader: io.NewSectionReader(b, 0, b.size)}
+}
 
 // BodyReader reads a Body.
 type BodyReader struct{ *io.SectionReader }

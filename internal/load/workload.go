@@ -454,4 +454,3 @@ func parallel(ctx context.Context, keys []string, fn func(ctx context.Context, k
 	}
 	return first
 }
-
