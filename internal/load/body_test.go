@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"testing"
@@ -34,8 +35,15 @@ func TestBodyRegeneratesAnyRange(t *testing.T) {
 	if !bytes.Equal(again, whole) {
 		t.Error("a rewound reader reads other bytes")
 	}
-	if bytes.Equal(whole[:64], make([]byte, 64)) || bytes.Equal(whole[:bodyBlock], whole[bodyBlock:2*bodyBlock]) {
-		t.Error("body is not random-looking")
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	_, _ = zw.Write(whole)
+	_ = zw.Close()
+	if z.Len() < len(whole) {
+		t.Errorf("body compresses from %d to %d bytes: not incompressible", len(whole), z.Len())
+	}
+	if bytes.Equal(whole[:bodyBlock], whole[bodyBlock:2*bodyBlock]) || bytes.Equal(whole[:1000], mustRead(BodyOf(b.Size()+1), 1000)) {
+		t.Error("blocks repeat, or bodies of other sizes are the same bytes")
 	}
 }
 
@@ -73,4 +81,10 @@ func TestVerifierClasses(t *testing.T) {
 			t.Errorf("%s: err %v, want class %s", tc.name, err, tc.want)
 		}
 	}
+}
+
+func mustRead(b Body, n int) []byte {
+	p := make([]byte, n)
+	_, _ = b.ReadAt(p, 0)
+	return p
 }
