@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 )
 
@@ -127,4 +128,72 @@ feed:
 		first = ctx.Err()
 	}
 	return first
+}
+
+// PartStats records a ranged GET step's parts: how long each range took,
+// beside the step's result per object. Safe for concurrent use.
+type PartStats struct {
+	// Size is the range length asked for (the last of an object may be
+	// shorter); Parallel how many were in flight per object.
+	Size     int64
+	Parallel int
+	mu       sync.Mutex
+	lat      *stats.LagRecorder
+	count    int64
+	errors   int64
+	bytes    int64
+	busy     time.Duration
+}
+
+func (p *PartStats) add(d time.Duration, n int64, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.errors++
+		return
+	}
+	if p.lat == nil {
+		p.lat = stats.NewLagRecorder()
+	}
+	p.lat.Add(d)
+	p.count++
+	p.bytes += n
+	p.busy += d
+}
+
+// Result is the parts' count, failures, time per part (ms) and mean
+// throughput per part (MB/s, 10^6 bytes/s).
+func (p *PartStats) Result() (count, errors int64, ms stats.Dist, mbps float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lat != nil {
+		ms = p.lat.Dist()
+	}
+	if p.busy > 0 {
+		mbps = float64(p.bytes) / p.busy.Seconds() / 1e6
+	}
+	return p.count, p.errors, ms, mbps
+}
+
+// withParts makes a GET step of a ranged download record its parts
+// (Step.Parts); other steps are left as they are.
+func (s *Session) withParts(st *Step) {
+	if s.Download.Mode != DownloadRanged || st.Op != "get" {
+		return
+	}
+	d := s.Download
+	if d.PartSize <= 0 {
+		d.PartSize = DefaultRangeSize
+	}
+	if d.Parallel <= 0 {
+		d.Parallel = DefaultRangeParallel
+	}
+	if st.Size <= d.PartSize { // one stream: no parts
+		return
+	}
+	ps := &PartStats{Size: d.PartSize, Parallel: d.Parallel}
+	d.Part = ps.add
+	st.Parts = ps
+	size := st.Size
+	st.Do = func(ctx context.Context, b storage.Backend, key string) error { return d.Get(ctx, b, key, size) }
 }

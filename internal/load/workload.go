@@ -244,6 +244,7 @@ func (s *Session) planLatency() []action {
 		Workload: Latency, Op: "get", Size: o.PoolSize, Concurrency: max(o.LatencyConcurrency, 1),
 		Requests: s.count(o.Gets), Duration: o.Duration, Do: s.get(o.PoolSize),
 	}
+	s.withParts(get)
 	acts := []action{{
 		prepare: func(ctx context.Context) error {
 			if err := s.putAll(ctx, pool, o.PoolSize, &inPool); err != nil {
@@ -286,6 +287,7 @@ func (s *Session) planThroughput() []action {
 		var stored Stored
 		put.Op, put.Do = "put", s.putInto(size, &stored)
 		get.Op, get.Do = "get", s.get(size)
+		s.withParts(&get)
 		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, true), step: &get,
 			after: func(ctx context.Context) { s.deleteStored(ctx, &stored) }})
 	}
@@ -304,6 +306,7 @@ func (s *Session) planConcurrency() []action {
 		var stored Stored
 		put.Op, put.Do = "put", s.putInto(o.LevelSize, &stored)
 		get.Op, get.Do = "get", s.get(o.LevelSize)
+		s.withParts(&get)
 		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, false), step: &get,
 			after: func(ctx context.Context) { s.deleteStored(ctx, &stored) }})
 	}
