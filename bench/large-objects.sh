@@ -46,10 +46,34 @@ print("%-34s %12.1f %8s %8d %10s" % (name, int(rss) / 1024, wall, errs, ("%.0f" 
 PY
 }
 
+# split NAME ARGS...: the same run with the lab in a process of its own (`objbench lab
+# local`): a row for the client (objbench run against the lab's endpoint) and one for the
+# lab (its kernel high-water mark, VmHWM).
+split() {
+  local name=$1 ep= labpid
+  shift
+  "$tmp/objbench" lab local >"$tmp/lab.txt" 2>&1 &
+  labpid=$!
+  for _ in $(seq 100); do
+    ep=$(awk '$1 == "s3" && $2 ~ /^http/ {print $2}' "$tmp/lab.txt")
+    [[ -n $ep ]] && break
+    sleep 0.1
+  done
+  AWS_ACCESS_KEY_ID=objbench-lab AWS_SECRET_ACCESS_KEY=objbench-lab-secret AWS_REGION=us-east-1 \
+    peak "$name: client" run s3://objbench --endpoint "$ep" "$@"
+  local hwm
+  hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$labpid/status")
+  kill -INT "$labpid"
+  wait "$labpid" || true
+  printf '%-34s %12.1f %8s %8s %10s\n' "$name: lab" "$(echo "$hwm / 1024" | bc -l)" - - -
+}
+
 if [[ $what == all || $what == memory ]]; then
   printf '%-34s %12s %8s %8s %10s\n' run peak_rss_MB wall_s errors get_MB/s
   peak "quick suite (client+lab)" run
+  split "quick suite"
   peak "concurrency 32MiB c=20 (+lab)" run --workload concurrency --concurrency 20
+  split "concurrency 32MiB c=20" --workload concurrency --concurrency 20
   peak "1GiB put+get ranged (+lab)" run --workload throughput --sizes 1GiB --size-count 1 --download ranged --timeout 10m --duration 10m
   peak "5GiB put+get ranged (+lab)" run --workload throughput --sizes 5GiB --size-count 1 --download ranged --timeout 10m --duration 10m
   echo
