@@ -52,10 +52,11 @@ PY
 split() {
   local name=$1 ep= labpid
   shift
+  rm -f "$tmp/lab.txt" # not the last lab's endpoint
   "$tmp/objbench" lab local >"$tmp/lab.txt" 2>&1 &
   labpid=$!
   for _ in $(seq 100); do
-    ep=$(awk '$1 == "s3" && $2 ~ /^http/ {print $2}' "$tmp/lab.txt")
+    ep=$(awk '$1 == "s3" && $2 ~ /^http/ {print $2}' "$tmp/lab.txt" 2>/dev/null || true)
     [[ -n $ep ]] && break
     sleep 0.1
   done
