@@ -137,9 +137,12 @@ func (v *Verifier) Write(p []byte) (int, error) {
 func (v *Verifier) Check(op, key string, want int64) error {
 	got := v.off - v.start
 	switch {
-	case got != want:
+	case got < want:
 		return &storage.Error{Op: op, Key: key, Class: storage.ClassTruncated,
 			Err: fmt.Errorf("short read: %d of %d bytes", got, want)}
+	case got > want:
+		return &storage.Error{Op: op, Key: key, Class: storage.ClassCorrupt,
+			Err: fmt.Errorf("long read: %d bytes, the object has %d", got, want)}
 	case v.badSeen:
 		return &storage.Error{Op: op, Key: key, Class: storage.ClassCorrupt,
 			Err: fmt.Errorf("body differs from the bytes written at offset %d", v.bad)}

@@ -26,7 +26,7 @@ const (
 	ClassReset        ErrorClass = "reset"         // connection reset, refused, closed mid-body
 	ClassCanceled     ErrorClass = "canceled"      // the run was interrupted
 	ClassCorrupt      ErrorClass = "corrupt"       // a body whose bytes are not the ones written
-	ClassTruncated    ErrorClass = "truncated"     // a body shorter (or longer) than the object
+	ClassTruncated    ErrorClass = "truncated"     // a body shorter than the object
 	ClassOther        ErrorClass = "other"
 )
 
