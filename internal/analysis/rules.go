@@ -215,6 +215,9 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 	for _, k := range order {
 		n := rpo[k]
 		why := "retries or several exchanges"
+		if k.op == "get" && doc.Options["download"] == "ranged" {
+			why = "a ranged download: the object read in byte ranges in parallel, as --download ranged asks"
+		}
 		if k.op == "put" {
 			switch provider {
 			case "gcs", "gs":
