@@ -80,7 +80,7 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.DurationVar(&lf.DNSTTL, "dns-ttl", 5*time.Second, "lab: time to live of the lab resolver's answers")
 	fs.StringVar(&lf.RecvBuffer, "recv-buffer", "6MiB", "lab: most a TCP receive buffer autotunes to (Linux tcp_rmem max): the receive window's cap")
 	fs.StringVar(&lf.SendBuffer, "send-buffer", "4MiB", "lab: most the client's TCP send buffer autotunes to (Linux tcp_wmem max)")
-	fs.StringVar(&lf.Faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%")
+	fs.StringVar(&lf.Faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%,corrupt=1% (a byte flipped in a GET body)")
 	fs.StringVar(&lf.Upstream, "upstream", "", "lab: put the link in front of a real server instead of the embedded one: S3 (http://127.0.0.1:9000[/bucket]) or GCS (gcs=URL); its own credentials")
 	if !withAPI { // run has --profile for AWS, and lab:FILE for this
 		fs.StringVar(&lf.ProfileFile, "profile", "", "lab: be the twin of a bucket measured by 'objbench probe --save-profile FILE': its round trip, jitter, rate, TLS, HTTP/2, service times and errors (flags given win)")

@@ -54,6 +54,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
 	nameFields(fl, &f.RunSettings)
+	fl.StringVar(&f.download, "download", load.DownloadStream, "how a GET reads an object: stream (one request) or ranged (byte ranges of --part-size, default 8MiB, --part-concurrency at a time, default 16; a result per object); either way checked as it arrives")
 	f.out.register(fl, "print the objbench/v1 JSON document instead of tables", "no progress bar")
 	fl.Var(f.out.th.For(threshold.Run), "threshold", threshold.Usage)
 	f.viewFlags.register(fl, true)
@@ -66,6 +67,10 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 
 func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.RunSettings.Options()
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	download, err := load.ParseDownload(f.download)
 	if err != nil {
 		return usage.Wrap(err)
 	}
@@ -111,6 +116,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
+	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
+		doc.Options["download"] = download
+	}
 	if env.LabInfo != nil && f.Lab.Faults != "" {
 		doc.Options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
@@ -129,10 +137,11 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 				jr.interval(st, ivs) // journaled before it is shown: a line printed is a line kept
 				live.Interval(stepStatus(st), ivs)
 			}, Ready: sr.WaitStart},
-		Setup:  env.Setup.Backend,
-		Prefix: env.Prefix,
-		Opts:   opts,
-		Keep:   env.Keep,
+		Setup:    env.Setup.Backend,
+		Prefix:   env.Prefix,
+		Opts:     opts,
+		Keep:     env.Keep,
+		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
 		BeforeStep: func(i, n int, st *load.Step) {
 			rec.Begin(i)
 			jr.beginStep(i, st)

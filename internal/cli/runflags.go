@@ -15,6 +15,7 @@ type runFlags struct {
 	load.RunSettings
 	conn           string
 	expectContinue bool
+	download       string
 	out            outFlags
 	open           openFlags
 	shards         shardFlags

@@ -206,4 +206,18 @@ type Result struct {
 	TTFBUncorrectedMs  *Dist     `json:"ttfb_uncorrected_ms,omitempty"`
 	TotalUncorrectedMs *Dist     `json:"total_uncorrected_ms,omitempty"`
 	OpenLoop           *OpenLoop `json:"open_loop,omitempty"`
+	// Parts is a ranged download's parts (--download ranged): the
+	// result's own figures are per object.
+	Parts *Parts `json:"parts,omitempty"`
+}
+
+// Parts are the byte ranges a ranged download (--download ranged) split
+// each object's GET into.
+type Parts struct {
+	SizeBytes int64   `json:"size_bytes"`
+	Parallel  int     `json:"parallel"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	TotalMs   Dist    `json:"total_ms"`
+	MBPerS    float64 `json:"mb_per_s"`
 }

@@ -379,6 +379,9 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		return nil, fmt.Errorf("lab %s: %w", api, err)
 	}
+	if c, ok := h.(io.Closer); ok { // the store's folder
+		ep.shutdown = func() { _ = c.Close() }
+	}
 	if l.cfg.Service != nil {
 		model := l.cfg.Service
 		if l.cfg.Compensate {
