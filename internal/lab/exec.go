@@ -110,7 +110,7 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := cmd.Start
 	if l.kn != nil { // the program's own TCP on the wire: start it in its namespace
-		start = func() error { return l.kn.pair.Client.Do(cmd.Start) }
+		start = func() error { return l.kn.pair.Client.Start(cmd) }
 	}
 	if err := start(); err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
