@@ -30,7 +30,7 @@ const (
 
 // NetworkHelp is the --network flag's help.
 const NetworkHelp = "the program's network path: netns runs it in a network namespace of its own whose only route is the emulated wire " +
-	"(its own TCP: connect, Nagle, delayed ACKs, buffers; needs Linux and root), netstack gives it local endpoints on 127.0.0.1 " +
+	"(its own TCP: connect, Nagle, delayed ACKs, buffers; needs Linux, and root or user namespaces), netstack gives it local endpoints on 127.0.0.1 " +
 	"forwarded across the wire (works anywhere, hides its own TCP), auto picks netns where it works"
 
 // namespacesAvailable is netns.Available (a test stands in for a machine without namespaces).

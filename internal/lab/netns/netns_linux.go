@@ -3,7 +3,8 @@
 // user-space wire (netem.Pipe). The namespaces are anonymous: the kernel
 // removes one, with its devices, when its last handle closes or its last
 // process exits, so nothing is left behind even when objbench is killed.
-// It needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and /dev/net/tun.
+// It needs CAP_SYS_ADMIN and CAP_NET_ADMIN (root, or a user namespace of
+// objbench's own: Relaunch) and /dev/net/tun.
 package netns
 
 import (
