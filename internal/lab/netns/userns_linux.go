@@ -131,7 +131,7 @@ func relaunchCmd(args []string, mark string) (*exec.Cmd, error) {
 		// Kept across exec as the user's own id (not a mapped root): the
 		// namespaces and devices need them; the program the lab runs
 		// gets none (Start).
-		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE},
+		AmbientCaps: ambientCaps,
 		Pdeathsig:   syscall.SIGKILL,
 	}
 	return cmd, nil
@@ -185,39 +185,79 @@ func Relaunch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // Start starts cmd in the namespace. In a user namespace it runs without
 // the capabilities objbench holds there: as the user, as outside.
 func (n *NS) Start(cmd *exec.Cmd) error {
+	if !rootless {
+		return n.Do(cmd.Start)
+	}
 	errc := make(chan error, 1)
 	go func() {
-		// The thread's credentials change: it ends with this goroutine.
+		// The thread goes back to the runtime only as it was: in its
+		// namespace, with its capabilities; else it ends with this
+		// goroutine.
 		runtime.LockOSThread()
+		home, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			errc <- fmt.Errorf("netns: %w", err)
+			return
+		}
+		defer home.Close()
 		if err := unix.Setns(int(n.f.Fd()), unix.CLONE_NEWNET); err != nil {
 			errc <- fmt.Errorf("netns: enter: %w", err)
 			return
 		}
-		if rootless {
-			if err := dropCaps(); err != nil {
-				errc <- err
-				return
-			}
+		restore, err := dropCaps()
+		if err != nil {
+			errc <- err
+			return
 		}
-		errc <- cmd.Start()
+		err = cmd.Start()
+		if rerr := restore(); rerr != nil {
+			errc <- errors.Join(err, rerr)
+			return
+		}
+		if unix.Setns(int(home.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		errc <- err
 	}()
 	return <-errc
 }
 
+// ambientCaps are the capabilities relaunchCmd keeps across exec.
+var ambientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE}
+
 // dropCaps clears the calling thread's ambient and inheritable
-// capabilities, so a program it starts has none.
-func dropCaps() error {
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-		return fmt.Errorf("netns: clear ambient capabilities: %w", err)
+// capabilities, so a program it starts has none, and returns what puts
+// them back (the thread keeps them in its permitted set meanwhile).
+func dropCaps() (restore func() error, err error) {
+	var had []uintptr
+	for _, c := range ambientCaps {
+		if set, _ := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, c, 0, 0); set == 1 {
+			had = append(had, c)
+		}
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
+	var data, saved [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("netns: capabilities: %w", err)
+		return nil, fmt.Errorf("netns: capabilities: %w", err)
+	}
+	saved = data
+	restore = func() error {
+		if err := unix.Capset(&hdr, &saved[0]); err != nil {
+			return fmt.Errorf("netns: capabilities: %w", err)
+		}
+		for _, c := range had {
+			if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_RAISE, c, 0, 0); err != nil {
+				return fmt.Errorf("netns: ambient capabilities: %w", err)
+			}
+		}
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("netns: clear ambient capabilities: %w", err)
 	}
 	data[0].Inheritable, data[1].Inheritable = 0, 0
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("netns: capabilities: %w", err)
+		return nil, errors.Join(fmt.Errorf("netns: capabilities: %w", err), restore())
 	}
-	return nil
+	return restore, nil
 }
