@@ -42,6 +42,10 @@ type Comparison struct {
 	Steps      []StepComparison     `json:"steps"`
 	Crossovers []document.Crossover `json:"crossovers,omitempty"`
 	Note       string               `json:"note,omitempty"`
+	// CutShort says which of the two runs were cut short (killed, and
+	// recovered from their journal) and what they cover, e.g. "A: cut
+	// short (process 42 on host h is gone): covers 12.0 s measured, ...".
+	CutShort []string `json:"cut_short,omitempty"`
 	// Findings are the ranked sentences drawn from the comparison.
 	Findings []document.Finding `json:"findings,omitempty"`
 	// Explain lines up two explained runs' figures (nil otherwise).
@@ -127,6 +131,14 @@ func (c *SampleCache) get(ctx context.Context, id string) (map[int][]float64, er
 
 func Compare(ctx context.Context, samples *SampleCache, a, b *Run) (Comparison, error) {
 	c := Comparison{A: a.Meta.ID, B: b.Meta.ID, ALabel: Label(a), BLabel: Label(b)}
+	for _, x := range []struct {
+		name string
+		r    *Run
+	}{{"A", a}, {"B", b}} {
+		if cs := cutShort(x.r); cs != nil {
+			c.CutShort = append(c.CutShort, x.name+": "+cs.Sentence())
+		}
+	}
 	var da, db *document.Document
 	switch x := a.Doc.(type) {
 	case *document.StartupDocument:
@@ -348,4 +360,12 @@ func AnnotateSaved(sr *Run, p Prices) {
 	case *document.StrategiesDocument:
 		AnnotateStrategies(d, p)
 	}
+}
+
+// cutShort is the run's note of being cut short, if it was.
+func cutShort(sr *Run) *document.CutShort {
+	if sr.Doc == nil {
+		return nil
+	}
+	return sr.Doc.Head().CutShort
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
+	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -214,6 +215,9 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 	for _, k := range order {
 		n := rpo[k]
 		why := "retries or several exchanges"
+		if k.op == "get" && doc.Options["download"] == "ranged" {
+			why = "a ranged download: the object read in byte ranges in parallel, as --download ranged asks"
+		}
 		if k.op == "put" {
 			switch provider {
 			case "gcs", "gs":
@@ -450,6 +454,9 @@ func errorsRule(f *Facts) []document.Finding {
 		text = fmt.Sprintf("%d of %d operations failed (%.1f%%: %s)", errs, ops, 100*float64(errs)/float64(ops), strings.Join(cs, ", "))
 	} else {
 		text = fmt.Sprintf("no operation failed out of %d", ops)
+	}
+	if n := classes[string(storage.ClassCorrupt)]; n > 0 {
+		text += fmt.Sprintf("; %s returned bytes other than those written (checked as they streamed: a client that does not check would have used them)", plural(n, "download", "downloads"))
 	}
 	faults := doc.Options["fault"]
 	if rate := injectedRate(faults, "reset"); rate > 0 {

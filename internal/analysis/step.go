@@ -12,6 +12,11 @@ func StepResult(res *load.StepResult, strategy string, open *load.OpenSettings) 
 	r := document.FromSummary(res.Step.Workload, res.Step.Op, res.Step.Size,
 		res.Step.Concurrency, strategy, res.Wall, res.Summary)
 	r.SeriesIntervalS = res.SeriesInterval.Seconds()
+	if ps := res.Step.Parts; ps != nil {
+		if n, errs, ms, mbps := ps.Result(); n+errs > 0 {
+			r.Parts = &document.Parts{SizeBytes: ps.Size, Parallel: ps.Parallel, Count: n, Errors: errs, TotalMs: ms, MBPerS: mbps}
+		}
+	}
 	OpenLoopInto(&r, res, open)
 	return r
 }

@@ -233,7 +233,7 @@ func rate(m *twin.Measured, size int64) float64 {
 }
 
 func labSettings(file string) lab.Settings {
-	return lab.Settings{ProfileFile: file, TLSVersion: "1.3", RTT: -1, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500,
+	return lab.Settings{ProfileFile: file, TLSVersion: "1.3", IdleTimeout: 20 * time.Second, MTU: 1500,
 		DNSTTL: 5 * time.Second, RecvBuffer: "6MiB", SendBuffer: "4MiB"}
 }
 

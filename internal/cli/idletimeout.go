@@ -17,9 +17,8 @@ import (
 
 type idleFlags struct {
 	targetFlags
-	min, max         time.Duration
-	perRound, rounds int
-	out              outFlags // --json and -q (its one table needs no -o)
+	search load.IdleSearch // its bounds, from the flags
+	out    outFlags        // --json and -q (its one table needs no -o)
 }
 
 func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -36,16 +35,17 @@ func newIdleTimeoutCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.targetFlags.register(fl)
-	fl.DurationVar(&f.min, "min", time.Second, "shortest idle time probed")
-	fl.DurationVar(&f.max, "max", 120*time.Second, "longest idle time probed")
-	fl.IntVar(&f.perRound, "probes", 8, "probes per round, run at once")
-	fl.IntVar(&f.rounds, "rounds", 3, "rounds at most")
+	fl.DurationVar(&f.search.Min, "min", time.Second, "shortest idle time probed")
+	fl.DurationVar(&f.search.Max, "max", 120*time.Second, "longest idle time probed")
+	fl.IntVar(&f.search.PerRound, "probes", 8, "probes per round, run at once")
+	fl.IntVar(&f.search.Rounds, "rounds", 3, "rounds at most")
+	nameFields(fl, &f.search)
 	f.out.register(fl, "print the result and every probe as JSON", "no progress line")
 	return cmd
 }
 
 func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
-	search := &load.IdleSearch{Min: f.min, Max: f.max, PerRound: f.perRound, Rounds: f.rounds}
+	search := f.search
 	if err := search.Check(); err != nil {
 		return usage.Wrap(err)
 	}
@@ -65,7 +65,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 		return err
 	}
 	if werr := f.out.write(stdout, func(w io.Writer) error {
-		return terminal.WriteIdle(w, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), f.max, res)
+		return terminal.WriteIdle(w, f.out.jsonOut, env.Info(), env.LabInfo, env.Where(), search.Max, res)
 	}); werr != nil {
 		return werr
 	}

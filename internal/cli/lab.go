@@ -31,6 +31,7 @@ func newLabCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().IntVar(&lf.Port, "port", 0, "first port to listen on (s3, then gcs, then azure); 0 picks free ports")
 	markLab(cmd.Flags(), "port")
 	cmd.Flags().BoolVar(&lf.Record, "record", false, "record every connection and request the S3 and GCS endpoints see, and print the explanation (as 'objbench explain') when the lab stops")
+	nameFields(cmd.Flags(), (*lab.Settings)(&lf))
 	cmd.AddCommand(newLabCheckCmd(stdout, stderr))
 	cmd.AddCommand(newLabExecCmd(stdout, stderr))
 	return cmd

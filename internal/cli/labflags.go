@@ -53,11 +53,14 @@ func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
 func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	before := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
-	defer fs.VisitAll(func(f *pflag.Flag) {
-		if !before[f.Name] {
-			markLab(fs, f.Name)
-		}
-	})
+	defer func() {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !before[f.Name] {
+				markLab(fs, f.Name)
+			}
+		})
+		nameFields(fs, (*lab.Settings)(lf))
+	}()
 	if withAPI {
 		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root or user namespaces), or auto: netns behind a --bandwidth cap or with --loss where namespaces work (the user-space stacks lose time there), else netstack")
 		fs.StringVar(&lf.API, "lab-api", "s3", "lab: which embedded endpoint to measure: s3, gcs or azure (azure needs azurite-blob on PATH)")
@@ -65,8 +68,8 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.BoolVar(&lf.TLS, "tls", false, "lab: serve HTTPS from an in-memory CA (HTTP/2 offered); the default on every profile but local")
 	fs.BoolVar(&lf.NoTLS, "no-tls", false, "lab: serve plain HTTP even on a profile that defaults to HTTPS")
 	fs.StringVar(&lf.TLSVersion, "tls-version", "1.3", "lab: highest TLS version the server speaks: 1.3 (1 round trip) or 1.2 (2 round trips)")
-	fs.DurationVar(&lf.RTT, "rtt", -1, "lab: round-trip time of the emulated link, overriding the profile (e.g. 40ms)")
-	fs.DurationVar(&lf.Jitter, "jitter", -1, "lab: jitter of the round trip, overriding the profile (e.g. 5ms)")
+	fs.Var(optDuration{&lf.RTT}, "rtt", "lab: round-trip time of the emulated link, overriding the profile (e.g. 40ms)")
+	fs.Var(optDuration{&lf.Jitter}, "jitter", "lab: jitter of the round trip, overriding the profile (e.g. 5ms)")
 	fs.StringVar(&lf.Bandwidth, "bandwidth", "", "lab: bandwidth cap each way, overriding the profile (e.g. 100Mbit, 1Gbit; 0 = none)")
 	fs.DurationVar(&lf.ServiceTime, "service-time", 0, "lab: server time added before each response (e.g. 10ms)")
 	fs.DurationVar(&lf.IdleTimeout, "idle-timeout", 20*time.Second, "lab: the server closes keep-alive connections idle longer than this")
@@ -77,23 +80,22 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.DurationVar(&lf.DNSTTL, "dns-ttl", 5*time.Second, "lab: time to live of the lab resolver's answers")
 	fs.StringVar(&lf.RecvBuffer, "recv-buffer", "6MiB", "lab: most a TCP receive buffer autotunes to (Linux tcp_rmem max): the receive window's cap")
 	fs.StringVar(&lf.SendBuffer, "send-buffer", "4MiB", "lab: most the client's TCP send buffer autotunes to (Linux tcp_wmem max)")
-	fs.StringVar(&lf.Faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%")
+	fs.StringVar(&lf.Faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%,corrupt=1% (a byte flipped in a GET body)")
 	fs.StringVar(&lf.Upstream, "upstream", "", "lab: put the link in front of a real server instead of the embedded one: S3 (http://127.0.0.1:9000[/bucket]) or GCS (gcs=URL); its own credentials")
 	if !withAPI { // run has --profile for AWS, and lab:FILE for this
 		fs.StringVar(&lf.ProfileFile, "profile", "", "lab: be the twin of a bucket measured by 'objbench probe --save-profile FILE': its round trip, jitter, rate, TLS, HTTP/2, service times and errors (flags given win)")
 	}
-	// -1 means "the profile's"; show no default rather than -1ns.
-	fs.Lookup("rtt").DefValue = "0s"
-	fs.Lookup("jitter").DefValue = "0s"
 }
 
 // registerNetwork adds --network, marked as the lab's, with usage.
 func (lf *labFlags) registerNetwork(fs *pflag.FlagSet, usage string) {
 	fs.StringVar(&lf.Network, "network", lab.NetworkAuto, usage)
 	markLab(fs, "network")
+	nameFields(fs, (*lab.Settings)(lf))
 }
 
-// config validates the flags into a lab configuration (usage errors).
+// config validates the flags into a lab configuration (usage errors
+// naming fields, printed as these flags).
 func (lf *labFlags) config(apis []string, profile string) (lab.Config, error) {
 	cfg, err := lab.Settings(*lf).Config(apis, profile)
 	return cfg, usage.Wrap(err)

@@ -22,4 +22,5 @@ func (o *openFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&o.Keys, "keys", 100, "mixed: objects in the working set, written before the measured step")
 	fl.StringVar(&o.KeyDist, "key-dist", "uniform", "mixed: key popularity: uniform or zipf:S (S > 1, e.g. zipf:1.1)")
 	fl.DurationVar(&o.Interval, "interval", time.Second, "length of each interval of the results over time (at least 10ms)")
+	nameFields(fl, &o.OpenSettings)
 }

@@ -44,6 +44,7 @@ func (pf *probeFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&pf.Pool, "pool", 10, "objects in the pool the keys are drawn from")
 	fl.StringVar(&pf.Size, "size", "1KiB", "size of each pool object")
 	fl.BoolVar(&pf.Prepare, "prepare", false, "create the pool objects that are missing (under objbench/probe/, or --prefix; they are kept for later rounds)")
+	nameFields(fl, &pf.Settings)
 	fl.StringVar(&pf.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2)")
 	fl.StringVar(&pf.otlp, "otlp", "", "export a trace of each round to this OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT)")
 	// A probe reads a kept pool: the upload styles and --force of the

@@ -41,7 +41,7 @@ var errInterrupted = errors.New("interrupted")
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if errors.Is(err, lab.ErrRelaunch) {
 		// The lab's namespaces need a user namespace: the same command
 		// again in one, before it has printed or saved anything.
@@ -54,11 +54,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil && isCobraUsage(err) {
 		err = usage.Wrap(err)
 	}
-	return exitCode(err, stderr)
+	return exitCode(err, stderr, flagNamer(cmd))
 }
 
-// exitCode prints err once and maps it to an exit code.
-func exitCode(err error, stderr io.Writer) int {
+// exitCode prints err once and maps it to an exit code; a usage error's
+// fields are printed as flag names them.
+func exitCode(err error, stderr io.Writer, flag func(field string) string) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -70,10 +71,10 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "objbench: interrupted")
 		return ExitInterrupted
 	case usage.Is(err):
-		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "objbench: %s (see --help)\n", oneLine(usage.Rendered(err, flag)))
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "objbench: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "objbench: %s\n", oneLine(usage.Rendered(err, flag)))
 	return ExitFailure
 }
 

@@ -53,16 +53,24 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.Requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
 	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
+	nameFields(fl, &f.RunSettings)
+	fl.StringVar(&f.download, "download", load.DownloadStream, "how a GET reads an object: stream (one request) or ranged (byte ranges of --part-size, default 8MiB, --part-concurrency at a time, default 16; a result per object); either way checked as it arrives")
 	f.out.register(fl, "print the objbench/v1 JSON document instead of tables", "no progress bar")
 	fl.Var(f.out.th.For(threshold.Run), "threshold", threshold.Usage)
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
 	f.shards.register(fl)
+	fl.BoolVar(&f.noJournal, "no-journal", false, "do not journal the run as it goes (a run killed then loses everything)")
+	_ = fl.MarkHidden("no-journal")
 	return cmd
 }
 
 func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
 	opts, err := f.RunSettings.Options()
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	download, err := load.ParseDownload(f.download)
 	if err != nil {
 		return usage.Wrap(err)
 	}
@@ -85,6 +93,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return err
 	}
+	if f.shards.resultsEvery < 0 {
+		return usage.Errorf("--results-every must not be negative, got %s", f.shards.resultsEvery)
+	}
 	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
 		spec.Apply(&opts)
 		f.open.DivideRate(spec.Count)
@@ -105,6 +116,9 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
+	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
+		doc.Options["download"] = download
+	}
 	if env.LabInfo != nil && f.Lab.Faults != "" {
 		doc.Options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
@@ -114,20 +128,28 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
 	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
+	jr := startJournal(ctx, g, !f.noSave && !f.noJournal, sr.SaveID(runID), doc, string(strategy), &f.open.OpenSettings,
+		f.open.Interval, sr, f.shards.resultsEvery, stderr)
+	defer jr.close()
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
-			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) }, Ready: sr.WaitStart},
-		Setup:  env.Setup.Backend,
-		Prefix: env.Prefix,
-		Opts:   opts,
-		Keep:   env.Keep,
+			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) {
+				jr.interval(st, ivs) // journaled before it is shown: a line printed is a line kept
+				live.Interval(stepStatus(st), ivs)
+			}, Ready: sr.WaitStart},
+		Setup:    env.Setup.Backend,
+		Prefix:   env.Prefix,
+		Opts:     opts,
+		Keep:     env.Keep,
+		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
 		BeforeStep: func(i, n int, st *load.Step) {
 			rec.Begin(i)
+			jr.beginStep(i, st)
 			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
 			sr.StepDone(res.Wall)
-			rec.Add(res)
+			jr.result(rec.Add(res), res.Histograms)
 		},
 	}
 	defer stats.HoldGCBudget()() // the steps' budget, until the run is saved
@@ -138,6 +160,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.DurationS = time.Since(started).Seconds()
+	jr.stop() // no partial upload after the final document
 	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, doc.Interrupted)
 	for _, w := range append(analysis.RateWarnings(doc), warnings...) {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))

@@ -227,7 +227,9 @@ func TestRunTextOutputToFile(t *testing.T) {
 func TestRunInterruptedPrintsPartial(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel)
+	// Long enough for the lab to start and answer a first GET on a machine
+	// busy with -race and other packages' tests (1.5 s once left none).
+	time.AfterFunc(5*time.Second, cancel)
 	code, out, errOut := runCLI(t, ctx, "run", "--json", "--workload", "latency", "--gets", "10000000", "--duration", "0", "-q")
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, errOut)

@@ -15,9 +15,12 @@ type runFlags struct {
 	load.RunSettings
 	conn           string
 	expectContinue bool
+	download       string
 	out            outFlags
 	open           openFlags
 	shards         shardFlags
+	// noJournal turns the journal off (bench/journal.sh measures its cost).
+	noJournal bool
 }
 
 // asMap is the options block of the run document.

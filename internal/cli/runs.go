@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -29,6 +30,9 @@ func newRunsCmd(g *globals, stdout io.Writer) *cobra.Command {
 			results.ListingGC()
 			var runs []results.Listed
 			if err := g.withStore(cmd.Context(), func(st *results.Store) (err error) {
+				if st.RecoverErr != nil { // the journals of killed runs: tried again at the next command
+					fmt.Fprintf(cmd.ErrOrStderr(), "objbench: warning: killed runs not recovered yet: %s\n", oneLine(st.RecoverErr.Error()))
+				}
 				runs, err = st.List(cmd.Context(), f)
 				return err
 			}); err != nil {

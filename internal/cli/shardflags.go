@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,7 +16,12 @@ import (
 
 // shardFlags place a measuring command as one shard of a run on several
 // machines (see internal/shard).
-type shardFlags struct{ f shard.Flags }
+type shardFlags struct {
+	f shard.Flags
+	// resultsEvery is how often a run writing --results-to uploads its
+	// document so far (0: only at the end).
+	resultsEvery time.Duration
+}
 
 func (sf *shardFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&sf.f.Shard, "shard", "", "run shard I of N (0-based, e.g. 2/4): its share of --rate, --requests, --gets and the concurrency, keys under objbench/<run-id>/shard-I/ (default: from JOB_COMPLETION_INDEX, CLOUD_RUN_TASK_INDEX/COUNT or AWS_BATCH_JOB_ARRAY_INDEX/SIZE)")
@@ -24,6 +30,8 @@ func (sf *shardFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&sf.f.StartAt, "start-at", "", "begin the measured steps at this time (RFC 3339, e.g. 2026-11-23T18:30:00Z), so that every shard's window starts together")
 	fl.DurationVar(&sf.f.StartIn, "start-in", 0, "begin the measured steps this long from now; with shards, shard 0 resolves the time and writes it to --results-to for the others")
 	fl.StringVar(&sf.f.ResultsTo, "results-to", "", "write this shard's document with its histograms to s3://, gs://, az:// (a prefix) or a directory, at the end (a partial one if interrupted), for 'objbench merge'; checked writable before the load")
+	fl.DurationVar(&sf.resultsEvery, "results-every", time.Minute, "with --results-to: also upload the document so far this often (rounded to whole --interval), so that a shard killed by its engine is merged as partial with what it measured; 0: only at the end")
+	nameFields(fl, &sf.f)
 }
 
 // spec resolves run's shard from the flags and the environment; runID is
@@ -48,7 +56,7 @@ func (sf *shardFlags) addTo(m map[string]string, s shard.Spec) { sf.f.AddTo(m, s
 // whose shards are not merged (strategies, probe).
 func (sf *shardFlags) registerPlace(fl *pflag.FlagSet) {
 	sf.register(fl)
-	for _, n := range []string{"start-at", "start-in", "results-to"} {
+	for _, n := range []string{"start-at", "start-in", "results-to", "results-every"} {
 		_ = fl.MarkHidden(n)
 	}
 }

@@ -22,12 +22,8 @@ type strategiesFlags struct {
 	targetFlags
 	saveFlags
 	viewFlags
-	objects        int
-	sizes          string
-	parallel       int
+	load.StrategySettings
 	expectContinue bool
-	keysFrom       string
-	ops            string
 	out            outFlags
 	shards         shardFlags
 }
@@ -48,12 +44,13 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	f.targetFlags.register(fl)
 	fl.Lookup("lab-api").DefValue = "gcs" // the provider the default sizes were first measured on
 	f.saveFlags.register(fl)
-	fl.IntVar(&f.objects, "objects", 50, "objects per strategy")
-	fl.StringVar(&f.sizes, "size", "0,7KiB", "object sizes, comma-separated (default: empty and 7 KiB objects)")
-	fl.IntVar(&f.parallel, "parallel", 16, "requests in flight for the parallel strategy")
+	fl.IntVar(&f.Objects, "objects", 50, "objects per strategy")
+	fl.StringVar(&f.Sizes, "size", "0,7KiB", "object sizes, comma-separated (default: empty and 7 KiB objects)")
+	fl.IntVar(&f.Parallel, "parallel", 16, "requests in flight for the parallel strategy")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
-	fl.StringVar(&f.ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
-	fl.StringVar(&f.keysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
+	fl.StringVar(&f.Ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
+	fl.StringVar(&f.KeysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
+	nameFields(fl, &f.StrategySettings)
 	f.out.register(fl, `print {"schema": "objbench/v1", "strategies": [...]}`, "no progress line")
 	fl.Var(f.out.th.For(threshold.Strategies), "threshold", threshold.Usage)
 	f.viewFlags.register(fl, false)
@@ -70,15 +67,15 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if err != nil {
 		return err
 	}
-	sizes, skipDownloads, err := load.CheckStrategies(f.objects, f.parallel, f.sizes, f.ops)
+	sizes, skipDownloads, err := f.StrategySettings.Check()
 	if err != nil {
 		return usage.Wrap(err)
 	}
-	keys, err := load.ReadKeys(f.keysFrom)
+	keys, err := load.ReadKeys(f.KeysFrom)
 	if err != nil {
 		return usageIs(err, load.ErrNoKeys)
 	}
-	spec, err := f.shards.place(&f.Prefix, false, &f.objects, &f.parallel)
+	spec, err := f.shards.place(&f.Prefix, false, &f.Objects, &f.Parallel)
 	if err != nil {
 		return err
 	}
@@ -95,11 +92,11 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	for i, k := range keys {
 		keys[i] = env.Target.Prefix + k
 	}
-	specs := load.Strategies(load.SDKUpload(env.Target.Scheme), f.parallel)
+	specs := load.Strategies(load.SDKUpload(env.Target.Scheme), f.Parallel)
 	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", runID, started)}
 	doc.Target, doc.Lab, doc.Labels = env.Info(), env.LabInfo, labels
-	doc.Options = map[string]string{"objects": fmt.Sprint(f.objects), "size": f.sizes, "parallel": fmt.Sprint(f.parallel),
-		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.ops}
+	doc.Options = map[string]string{"objects": fmt.Sprint(f.Objects), "size": f.Sizes, "parallel": fmt.Sprint(f.Parallel),
+		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.Ops}
 	f.shards.addTo(doc.Options, spec)
 	status := f.out.status(stdout, stderr)
 	sweep := &load.StrategySweep{
@@ -107,9 +104,9 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 			return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
 		},
 		Timeout: f.Timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
-		Objects: f.objects, Sizes: sizes, RTT: env.LabRTT(), Keys: keys, SkipDownloads: skipDownloads,
+		Objects: f.Objects, Sizes: sizes, RTT: env.LabRTT(), Keys: keys, SkipDownloads: skipDownloads,
 		Progress: func(op string, size int64, spec load.StrategySpec) {
-			status.Printf("%s %d × %s: %s", op, f.objects, units.FormatSize(size), spec.Name)
+			status.Printf("%s %d × %s: %s", op, f.Objects, units.FormatSize(size), spec.Name)
 		},
 	}
 	all, runErr, cerr := sweep.Run(ctx, specs)

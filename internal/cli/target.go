@@ -28,6 +28,7 @@ func (tf *targetFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&tf.PartSize, "part-size", "", "part or chunk size for multipart and chunked uploads (default: the SDK's)")
 	fl.IntVar(&tf.PartConcurrency, "part-concurrency", 0, "parts in flight per multipart upload (default: the SDK's)")
 	fl.StringVar(&tf.Client, "client", storage.ClientSDK, "S3 client library: sdk (aws-sdk-go-v2) or minio (minio-go, the client of MinIO's warp; its one-request PUTs over HTTP sign the payload's SHA-256, as the SDK does, not minio-go's 64 KiB signed chunks); both are traced alike")
+	nameFields(fl, &tf.Settings)
 	(*labFlags)(&tf.Lab).register(fl, true)
 }
 

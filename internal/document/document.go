@@ -30,6 +30,10 @@ type Envelope struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Interrupted is true when the run was stopped before its end.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// CutShort, on an interrupted run recovered from its journal (its
+	// process killed) or a shard's partial upload, says why and what the
+	// results cover.
+	CutShort *CutShort `json:"cut_short,omitempty"`
 	// Thresholds are the --threshold criteria checked after the run.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 
@@ -206,4 +210,18 @@ type Result struct {
 	TTFBUncorrectedMs  *Dist     `json:"ttfb_uncorrected_ms,omitempty"`
 	TotalUncorrectedMs *Dist     `json:"total_uncorrected_ms,omitempty"`
 	OpenLoop           *OpenLoop `json:"open_loop,omitempty"`
+	// Parts is a ranged download's parts (--download ranged): the
+	// result's own figures are per object.
+	Parts *Parts `json:"parts,omitempty"`
+}
+
+// Parts are the byte ranges a ranged download (--download ranged) split
+// each object's GET into.
+type Parts struct {
+	SizeBytes int64   `json:"size_bytes"`
+	Parallel  int     `json:"parallel"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	TotalMs   Dist    `json:"total_ms"`
+	MBPerS    float64 `json:"mb_per_s"`
 }

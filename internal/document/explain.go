@@ -94,12 +94,23 @@ type ExplainConn struct {
 	BytesIn  int64            `json:"bytes_in"`
 	BytesOut int64            `json:"bytes_out"`
 	Requests []ExplainRequest `json:"requests"`
+	// Library is the client library its requests named in User-Agent
+	// (boto3, aws-sdk-js, aws-sdk-go-v2, google-cloud-storage,
+	// azure-storage-blob, curl, go-net/http); "" when none: the findings'
+	// advice speaks its terms.
+	Library string `json:"library,omitempty"`
+	// Client numbers the client (its pool) that opened the connection, as
+	// the findings attribute it (from 1): connections opened while another
+	// of the same API sat idle came from another client.
+	Client int `json:"client,omitempty"`
 }
 
 // WhatIf is one scenario of the what-if model.
 type WhatIf struct {
 	// ID names the scenario (stable: reuse, no-expect, parallel-N, http2,
-	// single-request-upload, rtt-Nms); Text says what changes.
+	// single-request-upload, rtt-Nms, and without-NAME for a finding
+	// explain-NAME about requests the program need not send); Text says
+	// what changes.
 	ID   string `json:"id"`
 	Text string `json:"text"`
 	// WallS is the predicted wall time of the program, SaveS the recorded
@@ -135,6 +146,12 @@ type ExplainRequest struct {
 	// RoundTrips by phase, this request's share (connect and tls on the
 	// first request of its connection).
 	RoundTrips map[string]float64 `json:"round_trips"`
+	// Key is the object it is about (bucket/key, container/blob), "" for a
+	// request about a bucket or none: redundant requests are found by it.
+	Key string `json:"key,omitempty"`
+	// Range is its Range header (bytes=0-1023), or part=N for a GET of
+	// one part (partNumber), when it had one.
+	Range string `json:"range,omitempty"`
 }
 
 func (d *ExplainDocument) finite() Doc {

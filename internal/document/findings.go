@@ -15,6 +15,24 @@ type Finding struct {
 	// ("CONN.N") of an explained program the finding is about.
 	Conns    []int    `json:"conns,omitempty"`
 	Requests []string `json:"requests,omitempty"`
+	// Confidence says how far the finding can be trusted: explain's
+	// findings read patterns from timing, which a loaded machine blurs.
+	Confidence *Confidence `json:"confidence,omitempty"`
+}
+
+// Confidence is how sure a finding is, what shows it and what would make
+// it false, so that a reader can check it against the timeline.
+type Confidence struct {
+	// Level is "high" or "low"; a finding's text says so only when low.
+	Level string `json:"level"`
+	// Shown are the timeline's ids that show the pattern: connections
+	// ("conn 3") and requests ("3.1").
+	Shown []string `json:"shown_by"`
+	// FalseIf says what would make the finding false.
+	FalseIf string `json:"false_if"`
+	// Priced is false when the what-if model cannot price the fix (the
+	// finding then gives no saving rather than invent one).
+	Priced bool `json:"priced"`
 }
 
 // Cost is what a document's requests cost at a provider's list prices, and

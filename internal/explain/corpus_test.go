@@ -111,14 +111,21 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// explainProgram runs argv under explain on the lab at 20 ms, plain HTTP.
+// explainProgram runs argv under explain on the lab at 20 ms, plain HTTP:
+// S3 and GCS.
 func explainProgram(t *testing.T, argv []string) *document.ExplainDocument {
+	t.Helper()
+	return explainOn(t, []string{"s3", "gcs"}, argv)
+}
+
+// explainOn runs argv under explain on the lab's apis at 20 ms, plain HTTP.
+func explainOn(t *testing.T, apis []string, argv []string) *document.ExplainDocument {
 	t.Helper()
 	rtt := 20 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	d, err := Run(ctx, Config{Lab: lab.Config{APIs: []string{"s3"}, Profile: "cross-region", RTT: &rtt}, Argv: argv,
+	d, err := Run(ctx, Config{Lab: lab.Config{APIs: apis, Profile: "cross-region", RTT: &rtt}, Argv: argv,
 		Timeout: time.Minute, Stdin: strings.NewReader(""), Output: &out, Prices: analysis.DefaultPrices()})
 	if err != nil || d.Explain.ExitCode != 0 {
 		t.Fatalf("explain %v: %v (exit %v)\n%s", argv, err, d != nil && d.Explain.ExitCode != 0, out.String())

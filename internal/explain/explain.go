@@ -129,7 +129,11 @@ func Analyze(in Input) document.Explain {
 			op := Operation(c.API, q.Method, q.Path, q.Query, q.Header, q.Status)
 			r := document.ExplainRequest{ID: fmt.Sprintf("%d.%d", c.ID, i+1), Method: q.Method, Path: q.Path, Operation: op.Name, Object: op.Object && q.Status < 400 && q.Status > 0,
 				Status: q.Status, BytesIn: q.BytesIn, BytesOut: q.BytesOut, ArrivedS: at(q.Arrived), FirstByteS: at(q.FirstByte),
-				DoneS: at(q.Done), ExpectContinue: q.Expect, RoundTrips: map[string]float64{}}
+				DoneS: at(q.Done), ExpectContinue: q.Expect, RoundTrips: map[string]float64{},
+				Key: objectKey(c.API, q.Path, q.Query), Range: rangeOf(q.Header, q.Query)}
+			if ec.Library == "" {
+				ec.Library = library(q.Header)
+			}
 			if q.Done.IsZero() {
 				r.DoneS = at(in.End)
 			}

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"net/http"
 	"sort"
@@ -85,8 +86,9 @@ func fakeConn(t0 time.Time, rtt time.Duration, id int, at float64, gets ...float
 	ts := func(r float64) time.Time { return t0.Add(time.Duration(r * float64(rtt))) }
 	c := timeline.Conn{ID: id, API: "s3", Accepted: ts(at + 1.5), Hello: ts(at + 1.5), Handshake: ts(at + 2.5),
 		TLSVersion: "1.3", ALPN: "http/1.1", ClosedBy: "client"}
-	for _, g := range gets {
-		c.Requests = append(c.Requests, &timeline.Request{Method: "GET", Path: "/objbench/k", Proto: "HTTP/1.1",
+	for i, g := range gets {
+		// A key each: the same key again would be a re-read.
+		c.Requests = append(c.Requests, &timeline.Request{Method: "GET", Path: fmt.Sprintf("/objbench/k-%d-%d", id, i), Proto: "HTTP/1.1",
 			Header: http.Header{"X-Amz-Checksum-Mode": {"ENABLED"}}, Arrived: ts(g), FirstByte: ts(g + 0.01), Done: ts(g + 0.01),
 			BytesOut: 1024, Status: 200})
 	}
@@ -99,7 +101,7 @@ func gcs(cs ...timeline.Conn) []timeline.Conn {
 	for i := range cs {
 		cs[i].API = "gcs"
 		for _, q := range cs[i].Requests {
-			q.Path, q.Query = "/download/storage/v1/b/objbench/o/k", "alt=media"
+			q.Path, q.Query = "/download/storage/v1/b/objbench/o/"+strings.TrimPrefix(q.Path, "/objbench/"), "alt=media"
 		}
 	}
 	return cs

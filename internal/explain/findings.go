@@ -24,6 +24,8 @@ type facts struct {
 	rtt float64
 	// hs is the handshake round trips of a new connection, on average.
 	hs float64
+	// cl is the connections' clients (clientOf).
+	cl *clients
 }
 
 // rule turns the facts into findings, none when its pattern is absent. A
@@ -44,6 +46,20 @@ var rules = []rule{
 	errorsRule,
 	checksumRule,
 	notStorageRule,
+	redundantRules,
+}
+
+// falseIf says, for the findings whose rule does not, what would make
+// each false.
+var falseIf = map[string]string{
+	"explain-multi-request-upload": "the objects are larger than the average says (a few large ones beside small ones)",
+	"explain-expect-continue":      "the server refuses many uploads (then the header saves their bodies)",
+	"explain-sequential":           "each request needs the answer of the one before (a read-modify-write chain)",
+	"explain-http2":                "the program's HTTP stack cannot speak HTTP/2 (Python's requests, urllib3)",
+	"explain-idle-timeout":         "the server closed the connections for another reason (a restart)",
+	"explain-errors":               "the failures were expected by the program (a check answered 404 before a create it did not make)",
+	"explain-checksum-headers":     "the headers were set by the program itself",
+	"explain-not-storage":          "the program's time away from storage is its purpose (computing on what it read)",
 }
 
 // Findings are the ranked sentences of an explanation: what the program
@@ -60,9 +76,18 @@ func Findings(e *document.Explain, in Input) []document.Finding {
 	for _, c := range e.Conns {
 		f.hs += c.HandshakeRTTs / float64(len(e.Conns))
 	}
+	for ci, k := range f.clientOf().of {
+		e.Conns[ci].Client = k + 1
+	}
 	var out []document.Finding
 	for _, r := range rules {
-		out = append(out, r(f)...)
+		for _, fd := range r(f) {
+			if fd.Confidence == nil {
+				_, priced := fd.Evidence["save_s"]
+				fd = f.confident(fd, false, falseIf[fd.ID], priced)
+			}
+			out = append(out, fd)
+		}
 	}
 	rank := map[string]int{"high": 0, "warn": 1, "info": 2}
 	slices.SortStableFunc(out, func(a, b document.Finding) int {
@@ -100,84 +125,91 @@ func (f *facts) lastEnd(ci int) float64 {
 // clock and the client's scheduling.
 func (f *facts) tol() float64 { return 0.002 + 0.25*f.rtt }
 
-// droppedConnsRule: connections the program stopped using (closed, or left
-// idle) while it opened new ones of the same API for later requests. With
-// one request each it is a new client per object (the naive
-// program of docs/clients.md); with several, a pool that closes what it cannot keep idle.
+// droppedConnsRule: connections the program stopped using while it
+// opened new ones of the same API, judged by the client that opened each
+// (see clients): short-lived clients (a new client per object, the naive
+// program of docs/clients.md) or a pool that closes what it cannot keep idle. A
+// connection is one or the other, never both.
 func droppedConnsRule(f *facts) []document.Finding {
-	var dropped []int
-	replaced := map[int]bool{}
-	for ci, c := range f.e.Conns {
-		if len(c.Requests) == 0 || (c.ClosedBy != "client" && c.ClosedBy != "open" && c.ClosedBy != "lab-stopped") {
-			continue
-		}
-		end := f.lastEnd(ci)
-		found := false
-		for cj, d := range f.e.Conns {
-			// Opened once c's last answer was in (the slack: a program that
-			// drops a client and makes the next at once).
-			if cj != ci && d.API == c.API && d.OpenedS >= end-f.tol() && len(d.Requests) > 0 {
-				replaced[cj], found = true, true
+	short, churned, replacing := f.connRoles()
+	var out []document.Finding
+	if len(short) >= 2 && f.rtt > 0 {
+		only := map[int]bool{}
+		var reqs []string
+		for _, ci := range short {
+			only[ci] = true
+			for _, r := range f.e.Conns[ci].Requests {
+				reqs = append(reqs, r.ID)
+			}
+			// And the connection that replaced it: its handshake goes too.
+			for cj, d := range f.e.Conns {
+				if d.API == f.e.Conns[ci].API && d.OpenedS >= f.lastEnd(ci)-f.tol() && f.clientOf().of[cj] != f.clientOf().of[ci] {
+					only[cj] = true
+				}
 			}
 		}
-		if found {
-			dropped = append(dropped, ci)
-		}
-	}
-	if len(dropped) < 2 || f.rtt <= 0 {
-		return nil
-	}
-	single, reqs := 0, []string{}
-	for _, ci := range dropped {
-		if len(f.e.Conns[ci].Requests) == 1 {
-			single++
-		}
-		for _, r := range f.e.Conns[ci].Requests {
-			reqs = append(reqs, r.ID)
-		}
-	}
-	save := f.e.WallS - f.g.reuse(replaced)
-	ev := map[string]float64{"connections": float64(len(dropped)), "handshake_rtts": f.hs, "save_s": save}
-	ids := connIDs(f.e, dropped)
-	if single*5 >= len(dropped)*4 {
-		return []document.Finding{f.finding("explain-client-per-object", "high", fmt.Sprintf(
-			"%d connections (%s) each carried one request and were dropped while the program went on opening new ones: a new client per object does this; "+
+		save := f.e.WallS - f.g.reuse(only)
+		ev := map[string]float64{"connections": float64(len(short)), "handshake_rtts": f.hs, "save_s": save}
+		fd := f.finding("explain-client-per-object", "high", fmt.Sprintf(
+			"%d connections (%s) each carried one object's requests and were dropped while the program went on opening new ones: a new client per object does this; "+
 				"each new connection costs %.0f round trips (%.0f ms) before its request can leave. "+
-				"Create one client and reuse it for every object: saves about %.2f s at this RTT (what-if: one kept client).",
-			len(dropped), ids, f.hs, f.hs*f.rtt*1000, save), ev, dropped, reqs)}
+				"Create one client and reuse it for every object (%s): saves about %.2f s at this RTT (what-if: one kept client).",
+			len(short), connIDs(f.e, short), f.hs, f.hs*f.rtt*1000, f.advice("client", short), save), ev, short, reqs)
+		out = append(out, f.confident(fd, len(short) < 3,
+			"the program made one client and its pool closed each connection after one request (then the pool's settings are the fix)", true))
 	}
-	return []document.Finding{f.finding("explain-pool-churn", "warn", fmt.Sprintf(
-		"%d connections (%s) were dropped after a few requests while the program opened new ones: a connection pool that closes what it cannot keep idle "+
-			"(Go: MaxIdleConnsPerHost, default 2; boto3: max_pool_connections) smaller than the requests in flight. Keep as many idle connections as requests in flight: "+
-			"saves about %.2f s at this RTT (what-if: one kept client).", len(dropped), ids, save), ev, dropped, reqs)}
+	if len(churned) >= 2 && f.rtt > 0 {
+		only := map[int]bool{}
+		var reqs []string
+		for _, ci := range replacing {
+			only[ci] = true
+		}
+		for _, ci := range churned {
+			for _, r := range f.e.Conns[ci].Requests {
+				reqs = append(reqs, r.ID)
+			}
+		}
+		save := f.e.WallS - f.g.reuse(only)
+		ev := map[string]float64{"connections": float64(len(churned)), "handshake_rtts": f.hs, "save_s": save}
+		fd := f.finding("explain-pool-churn", "warn", fmt.Sprintf(
+			"%d connections (%s) were dropped after a few requests while the same client opened new ones: a connection pool that closes what it cannot keep idle, "+
+				"smaller than the requests in flight. Keep as many idle connections as requests in flight (%s): "+
+				"saves about %.2f s at this RTT (what-if: one kept client).", len(churned), connIDs(f.e, churned), f.advice("pool", churned), save), ev, churned, reqs)
+		out = append(out, f.confident(fd, len(churned) < 3,
+			"the new connections came from another client (then they would have been opened while this pool's sat idle)", true))
+	}
+	return out
 }
 
-// idleConnsRule: connections opened while another of the same API sat
-// idle at the client and was used again later: two clients (or pools)
-// where one would do.
+// idleConnsRule: connections opened while another client's connection of
+// the same API sat idle and was used again later: two clients (or pools)
+// where one would do. Connections of short-lived clients are the client
+// per object finding's.
 func idleConnsRule(f *facts) []document.Finding {
+	cl := f.clientOf()
+	short, _, _ := f.connRoles()
+	skip := map[int]bool{}
+	if len(short) >= 2 {
+		for _, ci := range short {
+			skip[ci] = true
+		}
+	}
 	var opened, idle []int
-	seen := map[int]bool{}
 	for ci, c := range f.e.Conns {
-		for cj, d := range f.e.Conns {
-			if cj == ci || d.API != c.API || d.OpenedS >= c.OpenedS || d.ALPN == "h2" {
+		if skip[ci] {
+			continue
+		}
+		for _, cj := range cl.idleAt[ci] {
+			// Used again later: a request that left after c opened.
+			d := f.e.Conns[cj]
+			if !slices.ContainsFunc(d.Requests, func(r document.ExplainRequest) bool { return r.ArrivedS-f.rtt/2 > c.OpenedS+f.tol() }) {
 				continue
 			}
-			// d idle at c's opening: its previous request ended before,
-			// its next starts after.
-			for i := 0; i+1 < len(d.Requests); i++ {
-				prevEnd := d.Requests[i].DoneS + f.rtt/2
-				next := d.Requests[i+1].ArrivedS - f.rtt/2
-				if prevEnd < c.OpenedS-f.tol() && next > c.OpenedS+f.tol() {
-					if !seen[ci] {
-						opened = append(opened, ci)
-					}
-					seen[ci] = true
-					if !slices.Contains(idle, cj) {
-						idle = append(idle, cj)
-					}
-					break
-				}
+			if !slices.Contains(opened, ci) {
+				opened = append(opened, ci)
+			}
+			if !slices.Contains(idle, cj) {
+				idle = append(idle, cj)
 			}
 		}
 	}
@@ -190,11 +222,13 @@ func idleConnsRule(f *facts) []document.Finding {
 	}
 	save := f.e.WallS - f.g.reuse(only)
 	sort.Ints(idle)
-	return []document.Finding{f.finding("explain-idle-conns", "warn", fmt.Sprintf(
+	fd := f.finding("explain-idle-conns", "warn", fmt.Sprintf(
 		"%d connections (%s) were opened while others (%s) sat idle and were used again later: the program holds two clients or pools where one would do, "+
-			"and pays a handshake (%.0f round trips) for each new connection. Share one client: saves about %.2f s at this RTT (what-if: one kept client).",
-		len(opened), connIDs(f.e, opened), connIDs(f.e, idle), f.hs, save),
-		map[string]float64{"connections": float64(len(opened)), "idle": float64(len(idle)), "save_s": save}, append(opened, idle...), nil)}
+			"and pays a handshake (%.0f round trips) for each new connection. Share one client (%s): saves about %.2f s at this RTT (what-if: one kept client).",
+		len(opened), connIDs(f.e, opened), connIDs(f.e, idle), f.hs, f.advice("client", opened), save),
+		map[string]float64{"connections": float64(len(opened)), "idle": float64(len(idle)), "save_s": save}, append(opened, idle...), nil)
+	return []document.Finding{f.confident(fd, len(opened) < 2,
+		"the program needed two separate clients (other credentials, another endpoint)", true)}
 }
 
 // multiRequestUploadRule: small uploads in several requests (resumable,
@@ -209,24 +243,38 @@ func multiRequestUploadRule(f *facts) []document.Finding {
 	ids := sortedIDs(drop)
 	return []document.Finding{f.finding("explain-multi-request-upload", "warn", fmt.Sprintf(
 		"%d uploads averaging %s began with a separate request (%s): a small object needs one request. "+
-			"Upload it in one request (a single PUT; in google-cloud-storage a size below the chunk size or upload_from_string): "+
+			"Upload it in one request (%s): "+
 			"saves %d requests and about %.2f s at this RTT.",
 		init, sizeText(f.e.BytesUp/int64(init)), opsText(f.e.Operations, "ResumableInitiate", "CreateMultipartUpload", "UploadPart", "ResumableChunk"),
-		len(drop), save), map[string]float64{"uploads": float64(init), "extra_requests": float64(len(drop)), "save_s": save}, nil, ids)}
+		f.advice("multipart", f.connsOfRequests(ids)), len(drop), save), map[string]float64{"uploads": float64(init), "extra_requests": float64(len(drop)), "save_s": save}, nil, ids)}
 }
 
-// expectRule: Expect: 100-continue, and the requests that waited for it.
+// largeExpectBody is the body from which waiting for 100 Continue is
+// worth its round trip: a transfer manager's parts (5 to 8 MiB) take
+// many round trips to send, and the server may refuse them.
+const largeExpectBody = 1 << 20
+
+// expectRule: Expect: 100-continue, and the small uploads that waited for
+// it (large ones are what the header is for).
 func expectRule(f *facts) []document.Finding {
 	if f.e.ExpectContinue == 0 {
 		return nil
 	}
 	waited := map[string]bool{}
+	large := 0
 	for _, c := range f.e.Conns {
 		for _, r := range c.Requests {
-			if r.RoundTrips["wait100"] > 0 {
+			switch {
+			case r.RoundTrips["wait100"] <= 0:
+			case r.BytesIn >= largeExpectBody:
+				large++
+			default:
 				waited[r.ID] = true
 			}
 		}
+	}
+	if len(waited) == 0 && large > 0 {
+		return nil // the header's purpose: not sending a large body the server would refuse
 	}
 	text := fmt.Sprintf("%d requests were sent with Expect: 100-continue", f.e.ExpectContinue)
 	if len(waited) == 0 || f.rtt <= 0 {
@@ -266,6 +314,17 @@ func sequentialRule(f *facts) []document.Finding {
 		cs = append(cs, ci)
 	}
 	sort.Ints(cs)
+	if save <= 0 {
+		// The model keeps requests about no object (listings, bucket
+		// checks) in order with everything around them: it finds nothing
+		// to overlap, and says so rather than invent a saving.
+		fd := f.finding("explain-sequential", "warn", fmt.Sprintf(
+			"%d objects were moved one request at a time (%d requests, each waiting for the one before, %.2f s): "+
+				"send them in parallel (a thread pool, asyncio, Promise.all, the SDK's transfer manager). "+
+				"The what-if model cannot price it here: it keeps the run's requests about no object (listings, bucket checks) in order with everything around them.",
+			objects, len(reqs), span), map[string]float64{"objects": float64(objects), "requests": float64(len(reqs)), "span_s": span}, cs, reqs)
+		return []document.Finding{f.confident(fd, true, falseIf["explain-sequential"], false)}
+	}
 	return []document.Finding{f.finding("explain-sequential", "warn", fmt.Sprintf(
 		"%d objects were moved one request at a time (%d requests, each waiting for the one before, %.2f s): "+
 			"send them in parallel (a thread pool, asyncio, Promise.all, the SDK's transfer manager, curl --parallel), "+

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/objbench/objbench/internal/document"
 )
@@ -54,6 +55,19 @@ func WhatIf(e *document.Explain) []document.WhatIf {
 	if len(g.initRequests()) > 0 {
 		add("single-request-upload", "one request per small upload: no initiation or completion request", g.singleRequest())
 	}
+	// Each finding about requests the program need not send: the program
+	// without them.
+	for _, f := range e.Findings {
+		name, ok := strings.CutPrefix(f.ID, "explain-")
+		if !ok || !dropFindings[f.ID] || len(f.Requests) == 0 {
+			continue
+		}
+		drop := map[string]bool{}
+		for _, id := range f.Requests {
+			drop[id] = true
+		}
+		add("without-"+name, fmt.Sprintf("without the %d requests of finding %s", len(drop), f.ID), g.dropRequests(drop))
+	}
 	for _, o := range otherRTTs {
 		if math.Abs(o.ms-e.RTTms) < 0.5 {
 			continue
@@ -62,6 +76,13 @@ func WhatIf(e *document.Explain) []document.WhatIf {
 			o.ms, o.profile, e.RTTms), g.atRTT(o.ms/1000))
 	}
 	return out
+}
+
+// dropFindings are the findings priced by dropping their requests: each
+// gets a scenario without-NAME (NAME the id less "explain-").
+var dropFindings = map[string]bool{
+	"explain-redundant-head": true, "explain-head-after-list": true, "explain-list-per-object": true, "explain-get-after-put": true,
+	"explain-reread": true, "explain-bucket-per-object": true, "explain-tiny-ranges": true,
 }
 
 // scenario finds a what-if by id.
@@ -362,8 +383,9 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 	if math.IsInf(cpuGap, 1) {
 		cpuGap = 0
 	}
-	pendingHS := 0.0  // a handshake of the run waiting for its request
-	pendingGap := 0.0 // and the program's time before it
+	lastKey, lastW := "", -1 // the object the last request was about, and its worker
+	pendingHS := 0.0         // a handshake of the run waiting for its request
+	pendingGap := 0.0        // and the program's time before it
 	prevEnd := g.nodes[r.first].start
 	for k := r.first; k <= r.last; k++ {
 		nd := g.nodes[k]
@@ -378,31 +400,80 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 		}
 		gap += pendingGap
 		pendingGap = 0
+		// A request about the object the one before was about (a HEAD
+		// and its GET, a PUT and the GET that reads it back) goes after it
+		// on its worker: one unit of work, which no phase barrier splits.
+		unit := req.Key != "" && req.Key == lastKey && lastW >= 0
+		if !req.Object && req.Key != "" && k < r.last {
+			// A request about one object before its transfer (a HEAD): it
+			// goes with the transfer, on the worker the transfer will take.
+			w := lastW
+			if !unit {
+				w = 0
+				for i := range free {
+					if free[i] < free[w] {
+						w = i
+					}
+				}
+			}
+			c := min(gap, cpuGap)
+			cs := max(free[w], cpu)
+			if unit {
+				cs = free[w]
+			} else {
+				cpu = cs + c
+			}
+			t := cs + gap
+			if pendingHS > 0 {
+				t += pendingHS
+				hasConn[w] = true
+			} else if !hasConn[w] && (w != 0 || k == r.first) {
+				t += hsDur
+				hasConn[w] = true
+			} else if !hasConn[w] {
+				hasConn[w] = true
+			}
+			pendingHS = 0
+			free[w] = t + dur
+			lastKey, lastW = req.Key, w
+			continue
+		}
 		if !req.Object {
 			barrier()
 			free[0] += pendingHS + gap + dur
 			hasConn[0] = hasConn[0] || pendingHS > 0 || k > r.first
 			pendingHS = 0
 			barrier()
+			lastKey, lastW = "", -1
 			continue
 		}
-		if c := opClass(req.Method); c != kind {
+		if c := opClass(req.Method); c != kind && !unit {
 			if kind != "" {
 				barrier()
 			}
 			kind = c
 		}
-		w := 0
-		for i := range free {
-			if free[i] < free[w] {
-				w = i
+		w := lastW
+		if !unit {
+			w = 0
+			for i := range free {
+				if free[i] < free[w] {
+					w = i
+				}
 			}
 		}
+		lastKey, lastW = req.Key, w
 		// The least of the run's gaps is the CPU every request needs, run
 		// one thread at a time; the rest (waits: the scheduler, I/O) overlaps.
 		c := min(gap, cpuGap)
 		cs := max(free[w], cpu)
-		cpu = cs + c
+		if unit {
+			// After its unit's request on the same worker: the program's
+			// CPU clock, which keeps the order of new work, does not wait.
+			cs = free[w]
+		} else {
+			cpu = cs + c
+		}
 		t := cs + gap
 		if pendingHS > 0 {
 			t += pendingHS

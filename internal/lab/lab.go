@@ -160,24 +160,14 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	if cfg.ProfileName != "" {
 		prof.Name = cfg.ProfileName
 	}
-	link := prof.Link
-	if cfg.RTT != nil {
-		link.RTT = *cfg.RTT
-	}
-	if cfg.Jitter != nil {
-		link.Jitter = *cfg.Jitter
-	}
-	if cfg.Bandwidth != nil {
-		link.Bandwidth = *cfg.Bandwidth
-	}
-	if cfg.Loss != nil {
-		link.Loss = *cfg.Loss
-	}
+	link := cfg.link(prof)
+	// Settings.Config checks what the user gives; this guard stops only a
+	// Config built by hand (a programming error) from reaching the wire.
 	if err := checkLink(link); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lab: unchecked config: %w", err)
 	}
 	if err := checkNetwork(cfg); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lab: unchecked config: %w", err)
 	}
 	if cfg.TLSVersion == 0 {
 		cfg.TLSVersion = tls.VersionTLS13
@@ -285,6 +275,35 @@ func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure b
 	return l, cfg.APIs, noAzure, err
 }
 
+// link is the link cfg asks for: prof's, with what cfg overrides.
+func (cfg Config) link(prof Profile) Link {
+	link := prof.Link
+	if cfg.RTT != nil {
+		link.RTT = *cfg.RTT
+	}
+	if cfg.Jitter != nil {
+		link.Jitter = *cfg.Jitter
+	}
+	if cfg.Bandwidth != nil {
+		link.Bandwidth = *cfg.Bandwidth
+	}
+	if cfg.Loss != nil {
+		link.Loss = *cfg.Loss
+	}
+	return link
+}
+
+// checkRTT bounds a round trip or its jitter (MaxRTT); the error is the
+// range, for the caller to name the setting.
+func checkRTT(d time.Duration) error {
+	if d < 0 || d > MaxRTT {
+		return fmt.Errorf("from 0 to %s", MaxRTT)
+	}
+	return nil
+}
+
+// checkLink is the rule for a link: Settings.Config applies it to what the
+// user asks for, Start to what it is given (a guard).
 func checkLink(l Link) error {
 	switch {
 	case l.RTT < 0 || l.Jitter < 0 || l.Bandwidth < 0:
@@ -359,6 +378,9 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 			ep.fwd.Close()
 		}
 		return nil, fmt.Errorf("lab %s: %w", api, err)
+	}
+	if c, ok := h.(io.Closer); ok { // the store's folder
+		ep.shutdown = func() { _ = c.Close() }
 	}
 	if l.cfg.Service != nil {
 		model := l.cfg.Service

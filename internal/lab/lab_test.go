@@ -5,8 +5,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
+// TestBadConfig: a Config built by hand with a value the settings would
+// refuse does not reach the wire: Start's guard stops it (an internal
+// error, not a usage one: the user's values are checked by Settings.Config).
 func TestBadConfig(t *testing.T) {
 	t.Parallel()
 	neg := -time.Millisecond
@@ -27,9 +32,12 @@ func TestBadConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Start(context.Background(), tc.cfg)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err %v, want %q", err, tc.want)
+			l, err := Start(context.Background(), tc.cfg)
+			if err == nil {
+				l.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || usage.Is(err) {
+				t.Errorf("err %v, want %q (not a usage error)", err, tc.want)
 			}
 		})
 	}

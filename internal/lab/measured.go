@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"errors"
 	"math"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab/twin"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // MeasuredLink is the wire that reproduces the measured path: the median round
@@ -57,4 +57,4 @@ func applyMeasured(m *twin.Measured, cfg *Config) {
 }
 
 // errMeasuredAndNamed refuses a named profile and a measured one at once.
-var errMeasuredAndNamed = errors.New("a named lab profile and --profile FILE contradict each other: give one")
+var errMeasuredAndNamed = usage.Fieldf("a named lab profile and {ProfileFile} FILE contradict each other: give one")

@@ -50,7 +50,7 @@ func TestMeasuredProfileSettings(t *testing.T) {
 		t.Errorf("bandwidth %d bit/s", bw)
 	}
 	// The flags the user gives win; lab:FILE is the same as --profile FILE.
-	s.ProfileFile, s.RTT, s.NoTLS = "", 10*time.Millisecond, true
+	s.ProfileFile, s.RTT, s.NoTLS = "", dur(10*time.Millisecond), true
 	if cfg, err = s.Config(nil, file); err != nil || *cfg.RTT != 10*time.Millisecond || cfg.TLS {
 		t.Errorf("lab:FILE with --rtt and --no-tls: %v %+v", err, cfg)
 	}

@@ -2,8 +2,6 @@ package lab
 
 import (
 	"crypto/tls"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,19 +14,19 @@ import (
 )
 
 // MaxRTT bounds the emulated round trip and its jitter: a longer one is a
-// mistake. The settings (Settings.Config) and the link a lab starts with
-// (Start) check against this one bound.
+// mistake. Settings.Config checks the user's values against it; Start
+// only guards against a Config built by hand with the same rule.
 const MaxRTT = 10 * time.Second
 
 // Settings are the lab's knobs as a user writes them (the command line's
 // flags): raw sizes, rates and fault lists, validated into a Config by
-// Config. RTT and Jitter of -1 mean "the profile's".
+// Config. An RTT or Jitter left nil is the profile's.
 type Settings struct {
 	API         string
 	TLS         bool
 	NoTLS       bool
 	TLSVersion  string
-	RTT, Jitter time.Duration
+	RTT, Jitter *time.Duration
 	Bandwidth   string
 	ServiceTime time.Duration
 	IdleTimeout time.Duration
@@ -52,15 +50,16 @@ type Settings struct {
 }
 
 // Config validates the settings into a lab configuration serving apis
-// over profile. Every error is the user's to fix (a usage error), and
-// names the setting by its flag.
+// over profile. It is where the settings are checked: every error is the
+// user's to fix (a usage.Error naming the setting by its field), and a
+// Config it returns is one Start accepts.
 func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	cfg := Config{APIs: apis, Profile: profile, ServiceTime: lf.ServiceTime, IdleTimeout: lf.IdleTimeout, Port: lf.Port,
 		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record, Network: lf.Network}
 	switch lf.Network {
 	case "", NetworkAuto, NetworkNetns, NetworkNetstack:
 	default:
-		return cfg, fmt.Errorf("--network %q: use auto, netns or netstack", lf.Network)
+		return cfg, usage.Fieldf("{Network} %q: use auto, netns or netstack", lf.Network)
 	}
 	var measured *twin.Measured
 	var err error
@@ -81,47 +80,47 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, err
 	}
 	if lf.TLS && lf.NoTLS {
-		return cfg, errors.New("--tls and --no-tls contradict each other")
+		return cfg, usage.Fieldf("{TLS} and {NoTLS} contradict each other")
 	}
 	// Every cloud endpoint speaks HTTPS: so does every profile but local,
 	// and a measured profile when its endpoint did.
 	cfg.TLS = lf.TLS || (prof.Name != "local" && !lf.NoTLS) || (measured != nil && measured.Network.TLS && !lf.NoTLS)
 	if lf.Upstream != "" {
 		if cfg.Upstream, err = server.ParseUpstream(lf.Upstream); err != nil {
-			return cfg, fmt.Errorf("--upstream: %w", err)
+			return cfg, usage.Fieldf("{Upstream}: %w", err)
 		}
 	}
 	if err := netem.CheckMTU(lf.MTU); err != nil {
-		return cfg, usage.Fieldf("MTU", "--mtu %w", err)
+		return cfg, usage.Fieldf("{MTU} %w", err)
 	}
 	if lf.DNSTime < 0 || lf.DNSTime > 10*time.Second {
-		return cfg, fmt.Errorf("--dns-time %s: use a lookup time from 0 to 10s", lf.DNSTime)
+		return cfg, usage.Fieldf("{DNSTime} %s: use a lookup time from 0 to 10s", lf.DNSTime)
 	}
 	if lf.DNSTTL < 0 {
-		return cfg, fmt.Errorf("--dns-ttl %s: must not be negative", lf.DNSTTL)
+		return cfg, usage.Fieldf("{DNSTTL} %s: must not be negative", lf.DNSTTL)
 	}
 	if lf.Loss != "" {
 		loss, err := ParseLoss(lf.Loss)
 		if err != nil {
-			return cfg, fmt.Errorf("--loss: %w", err)
+			return cfg, usage.Fieldf("{Loss}: %w", err)
 		}
 		cfg.Loss = &loss
 	}
 	if lf.Queue != "" {
 		if cfg.Queue, err = ParseQueue(lf.Queue, lf.MTU); err != nil {
-			return cfg, fmt.Errorf("--queue: %w", err)
+			return cfg, usage.Fieldf("{Queue}: %w", err)
 		}
 	}
 	for _, b := range []struct {
-		name, v string
-		dst     *int
-	}{{"recv-buffer", lf.RecvBuffer, &cfg.RecvBuffer}, {"send-buffer", lf.SendBuffer, &cfg.SendBuffer}} {
+		field, v string
+		dst      *int
+	}{{"{RecvBuffer}", lf.RecvBuffer, &cfg.RecvBuffer}, {"{SendBuffer}", lf.SendBuffer, &cfg.SendBuffer}} {
 		if b.v == "" {
 			continue
 		}
 		n, err := units.ParseSize(b.v)
 		if err != nil || n < 4096 || n > 1<<30 {
-			return cfg, fmt.Errorf("--%s %q: use a size from 4KiB to 1GiB", b.name, b.v)
+			return cfg, usage.Fieldf(b.field+" %q: use a size from 4KiB to 1GiB", b.v)
 		}
 		*b.dst = int(n)
 	}
@@ -131,38 +130,38 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	case "1.2":
 		cfg.TLSVersion = tls.VersionTLS12
 	default:
-		return cfg, fmt.Errorf("--tls-version %q: use 1.2 or 1.3", lf.TLSVersion)
+		return cfg, usage.Fieldf("{TLSVersion} %q: use 1.2 or 1.3", lf.TLSVersion)
 	}
-	if lf.RTT != -1 {
-		if lf.RTT < 0 || lf.RTT > MaxRTT {
-			return cfg, usage.Fieldf("RTT", "--rtt %s: use a round trip from 0 to %s", lf.RTT, MaxRTT)
+	if lf.RTT != nil {
+		if err := checkRTT(*lf.RTT); err != nil {
+			return cfg, usage.Fieldf("{RTT} %s: use a round trip %w", *lf.RTT, err)
 		}
-		rtt := lf.RTT
+		rtt := *lf.RTT
 		cfg.RTT = &rtt
 	}
-	if lf.Jitter != -1 {
-		if lf.Jitter < 0 || lf.Jitter > MaxRTT {
-			return cfg, usage.Fieldf("Jitter", "--jitter %s: use a jitter from 0 to %s", lf.Jitter, MaxRTT)
+	if lf.Jitter != nil {
+		if err := checkRTT(*lf.Jitter); err != nil {
+			return cfg, usage.Fieldf("{Jitter} %s: use a jitter %w", *lf.Jitter, err)
 		}
-		jitter := lf.Jitter
+		jitter := *lf.Jitter
 		cfg.Jitter = &jitter
 	}
 	if lf.Bandwidth != "" {
 		bw, err := ParseBandwidth(lf.Bandwidth)
 		if err != nil {
-			return cfg, fmt.Errorf("--bandwidth: %w", err)
+			return cfg, usage.Fieldf("{Bandwidth}: %w", err)
 		}
 		cfg.Bandwidth = &bw
 	}
 	if lf.ServiceTime < 0 || lf.IdleTimeout <= 0 {
-		return cfg, errors.New("--service-time must not be negative and --idle-timeout must be positive")
+		return cfg, usage.Fieldf("{ServiceTime} must not be negative and {IdleTimeout} must be positive")
 	}
 	if lf.Port < 0 || lf.Port > 65535 {
-		return cfg, fmt.Errorf("--port %d: use 1-65535, or 0 for free ports", lf.Port)
+		return cfg, usage.Fieldf("{Port} %d: use 1-65535, or 0 for free ports", lf.Port)
 	}
 	f, err := server.ParseFaults(lf.Faults)
 	if err != nil {
-		return cfg, fmt.Errorf("--fault: %w", err)
+		return cfg, usage.Fieldf("{Faults}: %w", err)
 	}
 	cfg.Faults = f
 	if measured != nil {
@@ -175,7 +174,12 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 			cfg.DNSTime = lf.DNSTime
 		}
 	}
-	return cfg, nil
+	// The link as a whole (a profile's jitter under a given round trip, a
+	// measured profile's values), by the rule Start guards with.
+	if err := checkLink(cfg.link(prof)); err != nil {
+		return cfg, usage.Wrap(err)
+	}
+	return cfg, usage.Wrap(checkNetwork(cfg))
 }
 
 // WriteCA writes the lab's CA certificate into a new temporary folder

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // defaults are the command line's defaults for the lab's flags.
 func defaults() Settings {
-	return Settings{API: "s3", TLSVersion: "1.3", RTT: -1, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500,
+	return Settings{API: "s3", TLSVersion: "1.3", IdleTimeout: 20 * time.Second, MTU: 1500,
 		DNSTTL: 5 * time.Second, RecvBuffer: "6MiB", SendBuffer: "4MiB"}
 }
 
@@ -24,7 +25,8 @@ func TestSettingsConfig(t *testing.T) {
 		profile string
 		edit    func(*Settings)
 		check   func(*testing.T, Config)
-		err     string
+		err     string // text of an error that names no setting
+		field   string // the setting a usage error names
 	}{
 		{name: "local is plain HTTP", check: func(t *testing.T, c Config) {
 			if c.TLS || c.RTT != nil || c.Jitter != nil || c.Bandwidth != nil || c.Loss != nil || c.Queue != 0 {
@@ -49,15 +51,15 @@ func TestSettingsConfig(t *testing.T) {
 				t.Error("--tls: TLS off")
 			}
 		}},
-		{name: "--tls and --no-tls", edit: func(s *Settings) { s.TLS, s.NoTLS = true, true }, err: "contradict"},
+		{name: "--tls and --no-tls", edit: func(s *Settings) { s.TLS, s.NoTLS = true, true }, field: "TLS"},
 		{name: "TLS 1.2", edit: func(s *Settings) { s.TLSVersion = "1.2" }, check: func(t *testing.T, c Config) {
 			if c.TLSVersion != tls.VersionTLS12 {
 				t.Errorf("TLS version %x", c.TLSVersion)
 			}
 		}},
-		{name: "TLS 1.1", edit: func(s *Settings) { s.TLSVersion = "1.1" }, err: "--tls-version"},
+		{name: "TLS 1.1", edit: func(s *Settings) { s.TLSVersion = "1.1" }, field: "TLSVersion"},
 		{name: "rtt, jitter, bandwidth override the profile", edit: func(s *Settings) {
-			s.RTT, s.Jitter, s.Bandwidth, s.Loss, s.Queue = 40*time.Millisecond, 0, "100Mbit", "1%", "100"
+			s.RTT, s.Jitter, s.Bandwidth, s.Loss, s.Queue = dur(40*time.Millisecond), dur(0), "100Mbit", "1%", "100"
 		}, check: func(t *testing.T, c Config) {
 			if c.RTT == nil || *c.RTT != 40*time.Millisecond || c.Jitter == nil || *c.Jitter != 0 {
 				t.Errorf("rtt %v jitter %v", c.RTT, c.Jitter)
@@ -66,30 +68,33 @@ func TestSettingsConfig(t *testing.T) {
 				t.Errorf("bandwidth %v loss %v queue %d", c.Bandwidth, c.Loss, c.Queue)
 			}
 		}},
-		{name: "rtt over 10s", edit: func(s *Settings) { s.RTT = 11 * time.Second }, err: "--rtt"},
-		{name: "negative jitter", edit: func(s *Settings) { s.Jitter = -2 }, err: "--jitter"},
-		{name: "mtu below IPv4's minimum", edit: func(s *Settings) { s.MTU = 575 }, err: "--mtu"},
+		{name: "rtt over 10s", edit: func(s *Settings) { s.RTT = dur(11 * time.Second) }, field: "RTT"},
+		{name: "negative jitter", edit: func(s *Settings) { s.Jitter = dur(-2) }, field: "Jitter"},
+		{name: "mtu below IPv4's minimum", edit: func(s *Settings) { s.MTU = 575 }, field: "MTU"},
 		{name: "mtu at IPv4's minimum", edit: func(s *Settings) { s.MTU = 576 }, check: func(t *testing.T, c Config) {
 			if c.MTU != 576 {
 				t.Errorf("MTU %d", c.MTU)
 			}
 		}},
-		{name: "dns time over 10s", edit: func(s *Settings) { s.DNSTime = 11 * time.Second }, err: "--dns-time"},
-		{name: "negative dns ttl", edit: func(s *Settings) { s.DNSTTL = -time.Second }, err: "--dns-ttl"},
-		{name: "receive buffer under 4KiB", edit: func(s *Settings) { s.RecvBuffer = "1KiB" }, err: "--recv-buffer"},
-		{name: "send buffer over 1GiB", edit: func(s *Settings) { s.SendBuffer = "2GiB" }, err: "--send-buffer"},
-		{name: "bad bandwidth", edit: func(s *Settings) { s.Bandwidth = "fast" }, err: "--bandwidth"},
-		{name: "bad loss", edit: func(s *Settings) { s.Loss = "lots" }, err: "--loss"},
-		{name: "zero idle timeout", edit: func(s *Settings) { s.IdleTimeout = 0 }, err: "--idle-timeout"},
-		{name: "negative service time", edit: func(s *Settings) { s.ServiceTime = -time.Millisecond }, err: "--service-time"},
-		{name: "port out of range", edit: func(s *Settings) { s.Port = 70000 }, err: "--port"},
-		{name: "bad fault", edit: func(s *Settings) { s.Faults = "explode=5%" }, err: "--fault"},
+		{name: "dns time over 10s", edit: func(s *Settings) { s.DNSTime = 11 * time.Second }, field: "DNSTime"},
+		{name: "negative dns ttl", edit: func(s *Settings) { s.DNSTTL = -time.Second }, field: "DNSTTL"},
+		{name: "receive buffer under 4KiB", edit: func(s *Settings) { s.RecvBuffer = "1KiB" }, field: "RecvBuffer"},
+		{name: "send buffer over 1GiB", edit: func(s *Settings) { s.SendBuffer = "2GiB" }, field: "SendBuffer"},
+		{name: "bad bandwidth", edit: func(s *Settings) { s.Bandwidth = "fast" }, field: "Bandwidth"},
+		{name: "bad loss", edit: func(s *Settings) { s.Loss = "lots" }, field: "Loss"},
+		{name: "zero idle timeout", edit: func(s *Settings) { s.IdleTimeout = 0 }, field: "ServiceTime"},
+		{name: "negative service time", edit: func(s *Settings) { s.ServiceTime = -time.Millisecond }, field: "ServiceTime"},
+		{name: "port out of range", edit: func(s *Settings) { s.Port = 70000 }, field: "Port"},
+		{name: "bad fault", edit: func(s *Settings) { s.Faults = "explode=5%" }, field: "Faults"},
 		{name: "faults", edit: func(s *Settings) { s.Faults = "reset=2%" }, check: func(t *testing.T, c Config) {
 			if c.Faults == (server.Faults{}) {
 				t.Error("--fault reset=2%: no faults")
 			}
 		}},
 		{name: "unknown profile", profile: "moon", err: "moon"},
+		// Checked here, not first at Start: the profile's 5ms jitter under a
+		// given 1ms round trip is the user's to fix.
+		{name: "profile jitter over a given rtt", profile: "home-wifi", edit: func(s *Settings) { s.RTT = dur(time.Millisecond) }, err: "jitter 5ms larger than the round trip 1ms"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,8 +104,14 @@ func TestSettingsConfig(t *testing.T) {
 				c.edit(&s)
 			}
 			cfg, err := s.Config([]string{"s3"}, c.profile)
+			if c.field != "" {
+				if !usage.Is(err) || usage.FieldOf(err) != c.field || strings.Contains(err.Error(), "--") {
+					t.Fatalf("error %v (field %q), want a usage error naming the field %q and no flag", err, usage.FieldOf(err), c.field)
+				}
+				return
+			}
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
+				if err == nil || !strings.Contains(err.Error(), c.err) || c.profile != "moon" && !usage.Is(err) {
 					t.Fatalf("error %v, want one naming %q", err, c.err)
 				}
 				return

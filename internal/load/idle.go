@@ -2,13 +2,13 @@ package load
 
 import (
 	"context"
-	"errors"
 	"math"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // IdleProbe is one probe of the search (document.IdleProbe).
@@ -174,10 +174,10 @@ func linear(lo, hi time.Duration, n int) []time.Duration {
 // Max <= 24h, 2 to 64 probes per round and 1 to 10 rounds.
 func (s *IdleSearch) Check() error {
 	if s.Min <= 0 || s.Max <= s.Min || s.Max > 24*time.Hour {
-		return errors.New("--min and --max must satisfy 0 < min < max <= 24h")
+		return usage.Fieldf("{Min} and {Max} must satisfy 0 < min < max <= 24h")
 	}
 	if s.PerRound < 2 || s.PerRound > 64 || s.Rounds < 1 || s.Rounds > 10 {
-		return errors.New("--probes must be 2-64 and --rounds 1-10")
+		return usage.Fieldf("{PerRound} must be 2-64 and {Rounds} 1-10")
 	}
 	return nil
 }

@@ -11,22 +11,27 @@ func TestIdleSearchCheck(t *testing.T) {
 		min, max         time.Duration
 		perRound, rounds int
 		ok               bool
+		field            string // the setting a refusal names first
 	}{
-		{time.Second, 2 * time.Minute, 8, 3, true},
-		{time.Second, 24 * time.Hour, 2, 1, true},
-		{time.Second, 24*time.Hour + 1, 8, 3, false},
-		{0, time.Minute, 8, 3, false},
-		{time.Minute, time.Minute, 8, 3, false},
-		{time.Second, time.Minute, 1, 3, false},
-		{time.Second, time.Minute, 65, 3, false},
-		{time.Second, time.Minute, 64, 10, true},
-		{time.Second, time.Minute, 8, 0, false},
-		{time.Second, time.Minute, 8, 11, false},
+		{time.Second, 2 * time.Minute, 8, 3, true, ""},
+		{time.Second, 24 * time.Hour, 2, 1, true, ""},
+		{time.Second, 24*time.Hour + 1, 8, 3, false, "Min"},
+		{0, time.Minute, 8, 3, false, "Min"},
+		{time.Minute, time.Minute, 8, 3, false, "Min"},
+		{time.Second, time.Minute, 1, 3, false, "PerRound"},
+		{time.Second, time.Minute, 65, 3, false, "PerRound"},
+		{time.Second, time.Minute, 64, 10, true, ""},
+		{time.Second, time.Minute, 8, 0, false, "PerRound"},
+		{time.Second, time.Minute, 8, 11, false, "PerRound"},
 	}
 	for _, c := range cases {
 		s := &IdleSearch{Min: c.min, Max: c.max, PerRound: c.perRound, Rounds: c.rounds}
-		if err := s.Check(); (err == nil) != c.ok {
+		err := s.Check()
+		if (err == nil) != c.ok {
 			t.Errorf("%+v: %v", c, err)
+		}
+		if err != nil {
+			checkField(t, err, c.field)
 		}
 	}
 }

@@ -357,12 +357,8 @@ func (m *Mix) Pick(s *Session) func(i int) Choice {
 	}
 }
 
-// Prepare writes the working set with the setup client. The payloads of
-// every size are made first, so that workers only read them.
+// Prepare writes the working set with the setup client.
 func (m *Mix) Prepare(ctx context.Context, s *Session) error {
-	for _, w := range m.cfg.Sizes {
-		s.payload(w.Value)
-	}
 	keys := make([]string, m.cfg.Keys)
 	for k := range keys {
 		keys[k] = m.Key(k)
@@ -374,7 +370,7 @@ func (m *Mix) Prepare(ctx context.Context, s *Session) error {
 	return parallel(ctx, keys, func(ctx context.Context, key string) error {
 		size := m.SizeOf(idx[key])
 		s.Written.Add(key)
-		if err := s.Setup.Put(ctx, key, newReader(s.payload(size)), size); err != nil {
+		if err := s.Setup.Put(ctx, key, BodyOf(size).Reader(), size); err != nil {
 			return fmt.Errorf("preparing the working set: %w", err)
 		}
 		return nil

@@ -26,7 +26,7 @@ func TestParseRateBadInput(t *testing.T) {
 		{"2000:100:60s", 0, "ends below its start"},
 		{"100:2000", 0, "START:END:DURATION"},
 		{"100:2000:0s", 0, "duration must be positive"},
-		{"100,500", 0, "--step"},
+		{"100,500", 0, "need Step"},
 		{"100,0", time.Second, "positive"},
 	} {
 		if _, err := ParseRate(tc.in, tc.step); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Arrivals are how an open-loop pacer spaces operations.
@@ -75,7 +77,7 @@ func ParseRate(s string, step time.Duration) (RateProfile, error) {
 			p.Rates = append(p.Rates, r)
 		}
 		if step <= 0 {
-			return RateProfile{}, fmt.Errorf("steps %q need --step, the time at each rate, e.g. --step 30s", s)
+			return RateProfile{}, usage.Namedf("steps %q need {Step}, the time at each rate, e.g. {Step} 30s", s)
 		}
 		p.Step = step
 		return p, nil

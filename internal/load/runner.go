@@ -81,6 +81,8 @@ type Step struct {
 	// key and size (Key and Do are then unused), and the result has one
 	// part per op.
 	Pick func(i int) Choice
+	// Parts, on a GET step of a ranged download, records its parts.
+	Parts *PartStats
 }
 
 // Moved is the payload bytes one operation moves: the size for GET and PUT,

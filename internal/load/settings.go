@@ -1,13 +1,13 @@
 package load
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // OpenSettings are the open-loop (--rate) and mix flags as the user writes
@@ -51,31 +51,31 @@ func (p RateProfile) Divided(n int) RateProfile {
 const DefaultMixSizes = "4KiB"
 
 // Apply checks the settings and sets the open-loop and mix options; sizes
-// is --sizes (a mix's size distribution, unless it is defaultSizes). Every
-// error is the user's to fix, and names the setting by its flag.
+// is RunSettings.Sizes (a mix's size distribution, unless it is
+// defaultSizes). Every error is a usage.Error naming the setting's field.
 func (o *OpenSettings) Apply(opts *Options, sizes string, defaultSizes string) error {
 	if o.Interval < 10*time.Millisecond {
-		return fmt.Errorf("--interval must be at least 10ms, got %s", o.Interval)
+		return usage.Fieldf("{Interval} must be at least 10ms, got %s", o.Interval)
 	}
 	if o.MaxInflight <= 0 {
-		return fmt.Errorf("--max-inflight must be a positive count, got %d", o.MaxInflight)
+		return usage.Fieldf("{MaxInflight} must be a positive count, got %d", o.MaxInflight)
 	}
 	if o.MaxLate < 0 {
-		return errors.New("--max-late must not be negative")
+		return usage.Fieldf("{MaxLate} must not be negative")
 	}
 	arr := Arrivals(strings.ToLower(o.Arrivals))
 	if arr != Uniform && arr != Poisson {
-		return fmt.Errorf("--arrivals: unknown %q: use uniform or poisson", o.Arrivals)
+		return usage.Fieldf("{Arrivals}: unknown %q: use uniform or poisson", o.Arrivals)
 	}
 	switch o.LatencyFrom {
 	case "", FromIntended, FromActual:
 	default:
-		return fmt.Errorf("--latency-from: unknown %q: use intended or actual", o.LatencyFrom)
+		return usage.Fieldf("{LatencyFrom}: unknown %q: use intended or actual", o.LatencyFrom)
 	}
 	if o.Rate != "" {
 		p, err := ParseRate(o.Rate, o.Step)
 		if err != nil {
-			return fmt.Errorf("--rate: %w", err)
+			return usage.Fieldf("{Rate}: %w", err)
 		}
 		o.profile = p
 		// A ramp or steps run to their end unless --duration says otherwise.
@@ -88,7 +88,7 @@ func (o *OpenSettings) Apply(opts *Options, sizes string, defaultSizes string) e
 		}
 		opts.MaxInflight, opts.LatencyFrom = o.MaxInflight, o.LatencyFrom
 	} else if o.LatencyFrom != "" || o.MaxLate > 0 || o.Step > 0 {
-		return errors.New("--latency-from, --max-late and --step need --rate")
+		return usage.Fieldf("{LatencyFrom}, {MaxLate} and {Step} need {Rate}")
 	}
 	mixed := false
 	for _, w := range opts.Workloads {
@@ -99,7 +99,7 @@ func (o *OpenSettings) Apply(opts *Options, sizes string, defaultSizes string) e
 	}
 	var err error
 	if opts.Mix.Ops, err = ParseMix(o.Mix); err != nil {
-		return fmt.Errorf("--mix: %w", err)
+		return usage.Fieldf("{Mix}: %w", err)
 	}
 	o.shares = map[string]float64{}
 	for _, w := range opts.Mix.Ops {
@@ -109,14 +109,14 @@ func (o *OpenSettings) Apply(opts *Options, sizes string, defaultSizes string) e
 		sizes = DefaultMixSizes
 	}
 	if opts.Mix.Sizes, err = ParseSizeDist(sizes); err != nil {
-		return fmt.Errorf("--sizes: %w", err)
+		return usage.Fieldf("{Sizes}: %w", err)
 	}
 	if o.Keys <= 0 {
-		return fmt.Errorf("--keys must be a positive count, got %d", o.Keys)
+		return usage.Fieldf("{Keys} must be a positive count, got %d", o.Keys)
 	}
 	opts.Mix.Keys = o.Keys
 	if opts.Mix.Dist, err = ParseKeyDist(o.KeyDist); err != nil {
-		return fmt.Errorf("--key-dist: %w", err)
+		return usage.Fieldf("{KeyDist}: %w", err)
 	}
 	opts.MaxInflight = o.MaxInflight
 	return nil
@@ -178,46 +178,46 @@ type RunSettings struct {
 	MaxAttempts        int
 }
 
-// Options checks the settings into workload options. Every error is the
-// user's to fix, and names the setting by its flag.
+// Options checks the settings into workload options. Every error is a
+// usage.Error naming the setting's field.
 func (f RunSettings) Options() (Options, error) {
 	o := Defaults()
 	var err error
 	if o.Workloads, err = ParseWorkloads(f.Workloads); err != nil {
-		return o, fmt.Errorf("--workload: %w", err)
+		return o, usage.Fieldf("{Workloads}: %w", err)
 	}
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"--objects", f.Objects}, {"--gets", f.Gets}, {"--latency-concurrency", f.LatencyConcurrency},
-		{"--op-count", f.OpCount}, {"--size-count", f.SizeCount}, {"--max-attempts", f.MaxAttempts}} {
+	}{{"{Objects}", f.Objects}, {"{Gets}", f.Gets}, {"{LatencyConcurrency}", f.LatencyConcurrency},
+		{"{OpCount}", f.OpCount}, {"{SizeCount}", f.SizeCount}, {"{MaxAttempts}", f.MaxAttempts}} {
 		if c.v <= 0 {
-			return o, fmt.Errorf("%s must be a positive count, got %d", c.name, c.v)
+			return o, usage.Fieldf(c.name+" must be a positive count, got %d", c.v)
 		}
 	}
 	if f.Requests < 0 {
-		return o, fmt.Errorf("--requests must be positive (or 0 for the defaults), got %d", f.Requests)
+		return o, usage.Fieldf("{Requests} must be positive (or 0 for the defaults), got %d", f.Requests)
 	}
 	if f.Duration < 0 {
-		return o, errors.New("--duration must not be negative")
+		return o, usage.Fieldf("{Duration} must not be negative")
 	}
 	o.PoolObjects, o.Gets, o.LatencyConcurrency, o.OpCount, o.SizeCount = f.Objects, f.Gets, f.LatencyConcurrency, f.OpCount, f.SizeCount
 	o.Requests, o.Duration = f.Requests, f.Duration
 	if o.PoolSize, err = units.ParseSize(f.ObjectSize); err != nil {
-		return o, fmt.Errorf("--object-size: %w", err)
+		return o, usage.Fieldf("{ObjectSize}: %w", err)
 	}
 	if o.OpSizes, err = units.ParseSizes(f.OpSizes); err != nil {
-		return o, fmt.Errorf("--op-sizes: %w", err)
+		return o, usage.Fieldf("{OpSizes}: %w", err)
 	}
 	weighted := slices.Contains(o.Workloads, Mixed) && strings.Contains(f.Sizes, ":") // a mix's size distribution
 	if o.Sizes, err = units.ParseSizes(f.Sizes); err != nil && !weighted {
-		return o, fmt.Errorf("--sizes: %w", err)
+		return o, usage.Fieldf("{Sizes}: %w", err)
 	}
 	if o.Levels, err = units.ParseInts(f.Levels); err != nil {
-		return o, fmt.Errorf("--concurrency: %w", err)
+		return o, usage.Fieldf("{Levels}: %w", err)
 	}
 	if o.LevelSize, err = units.ParseSize(f.LevelSize); err != nil {
-		return o, fmt.Errorf("--concurrency-size: %w", err)
+		return o, usage.Fieldf("{LevelSize}: %w", err)
 	}
 	return o, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // openDefaults are the command line's defaults for the open-loop flags.
@@ -61,19 +63,19 @@ func TestOpenSettingsApply(t *testing.T) {
 				t.Errorf("sizes %+v", o.Mix.Sizes)
 			}
 		}},
-		{name: "interval under 10ms", edit: func(s *OpenSettings) { s.Interval = 9 * time.Millisecond }, err: "--interval"},
-		{name: "no workers", edit: func(s *OpenSettings) { s.MaxInflight = 0 }, err: "--max-inflight"},
-		{name: "negative max late", edit: func(s *OpenSettings) { s.MaxLate = -1 }, err: "--max-late"},
-		{name: "unknown arrivals", edit: func(s *OpenSettings) { s.Arrivals = "bursty" }, err: "--arrivals"},
-		{name: "unknown latency origin", edit: func(s *OpenSettings) { s.LatencyFrom = "sent" }, err: "--latency-from"},
-		{name: "bad rate", edit: func(s *OpenSettings) { s.Rate = "fast" }, err: "--rate"},
-		{name: "open-loop flags without a rate", edit: func(s *OpenSettings) { s.Step = time.Second }, err: "need --rate"},
-		{name: "bad mix", workloads: []string{Mixed}, edit: func(s *OpenSettings) { s.Mix = "get=50" }, err: "--mix"},
+		{name: "interval under 10ms", edit: func(s *OpenSettings) { s.Interval = 9 * time.Millisecond }, err: "Interval"},
+		{name: "no workers", edit: func(s *OpenSettings) { s.MaxInflight = 0 }, err: "MaxInflight"},
+		{name: "negative max late", edit: func(s *OpenSettings) { s.MaxLate = -1 }, err: "MaxLate"},
+		{name: "unknown arrivals", edit: func(s *OpenSettings) { s.Arrivals = "bursty" }, err: "Arrivals"},
+		{name: "unknown latency origin", edit: func(s *OpenSettings) { s.LatencyFrom = "sent" }, err: "LatencyFrom"},
+		{name: "bad rate", edit: func(s *OpenSettings) { s.Rate = "fast" }, err: "Rate"},
+		{name: "open-loop flags without a rate", edit: func(s *OpenSettings) { s.Step = time.Second }, err: "LatencyFrom"},
+		{name: "bad mix", workloads: []string{Mixed}, edit: func(s *OpenSettings) { s.Mix = "get=50" }, err: "Mix"},
 		{name: "a bad mix outside a mixed run is not read", workloads: []string{"latency"}, edit: func(s *OpenSettings) { s.Mix = "get=50" },
 			check: func(*testing.T, Options) {}},
-		{name: "no keys", workloads: []string{Mixed}, edit: func(s *OpenSettings) { s.Keys = 0 }, err: "--keys"},
-		{name: "bad key popularity", workloads: []string{Mixed}, edit: func(s *OpenSettings) { s.KeyDist = "zipf:0.5" }, err: "--key-dist"},
-		{name: "bad sizes", workloads: []string{Mixed}, sizes: "big", err: "--sizes"},
+		{name: "no keys", workloads: []string{Mixed}, edit: func(s *OpenSettings) { s.Keys = 0 }, err: "Keys"},
+		{name: "bad key popularity", workloads: []string{Mixed}, edit: func(s *OpenSettings) { s.KeyDist = "zipf:0.5" }, err: "KeyDist"},
+		{name: "bad sizes", workloads: []string{Mixed}, sizes: "big", err: "Sizes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,9 +94,7 @@ func TestOpenSettingsApply(t *testing.T) {
 			}
 			err := s.Apply(&o, sizes, defSizes)
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("error %v, want one naming %q", err, c.err)
-				}
+				checkField(t, err, c.err)
 				return
 			}
 			if err != nil {
@@ -168,27 +168,26 @@ func TestRunSettingsOptions(t *testing.T) {
 		edit func(*RunSettings)
 		err  string
 	}{
-		{func(s *RunSettings) { s.Workloads = "speed" }, "--workload"},
-		{func(s *RunSettings) { s.Objects = 0 }, "--objects must be a positive count"},
-		{func(s *RunSettings) { s.Gets = -1 }, "--gets"},
-		{func(s *RunSettings) { s.LatencyConcurrency = 0 }, "--latency-concurrency"},
-		{func(s *RunSettings) { s.OpCount = 0 }, "--op-count"},
-		{func(s *RunSettings) { s.SizeCount = 0 }, "--size-count"},
-		{func(s *RunSettings) { s.MaxAttempts = 0 }, "--max-attempts"},
-		{func(s *RunSettings) { s.Requests = -1 }, "--requests"},
-		{func(s *RunSettings) { s.Duration = -1 }, "--duration"},
-		{func(s *RunSettings) { s.ObjectSize = "x" }, "--object-size"},
-		{func(s *RunSettings) { s.OpSizes = "x" }, "--op-sizes"},
-		{func(s *RunSettings) { s.Sizes = "4KiB:50,1MiB:50" }, "--sizes"},
-		{func(s *RunSettings) { s.Levels = "a" }, "--concurrency"},
-		{func(s *RunSettings) { s.LevelSize = "x" }, "--concurrency-size"},
+		{func(s *RunSettings) { s.Workloads = "speed" }, "Workloads"},
+		{func(s *RunSettings) { s.Objects = 0 }, "Objects"},
+		{func(s *RunSettings) { s.Gets = -1 }, "Gets"},
+		{func(s *RunSettings) { s.LatencyConcurrency = 0 }, "LatencyConcurrency"},
+		{func(s *RunSettings) { s.OpCount = 0 }, "OpCount"},
+		{func(s *RunSettings) { s.SizeCount = 0 }, "SizeCount"},
+		{func(s *RunSettings) { s.MaxAttempts = 0 }, "MaxAttempts"},
+		{func(s *RunSettings) { s.Requests = -1 }, "Requests"},
+		{func(s *RunSettings) { s.Duration = -1 }, "Duration"},
+		{func(s *RunSettings) { s.ObjectSize = "x" }, "ObjectSize"},
+		{func(s *RunSettings) { s.OpSizes = "x" }, "OpSizes"},
+		{func(s *RunSettings) { s.Sizes = "4KiB:50,1MiB:50" }, "Sizes"},
+		{func(s *RunSettings) { s.Levels = "a" }, "Levels"},
+		{func(s *RunSettings) { s.LevelSize = "x" }, "LevelSize"},
 	}
 	for _, c := range cases {
 		s := runDefaults()
 		c.edit(&s)
-		if _, err := s.Options(); err == nil || !strings.Contains(err.Error(), c.err) {
-			t.Errorf("error %v, want one naming %q", err, c.err)
-		}
+		_, err := s.Options()
+		checkField(t, err, c.err)
 	}
 	// A mix's weighted sizes are read by the mix, not as a size list.
 	s := runDefaults()
@@ -199,5 +198,14 @@ func TestRunSettingsOptions(t *testing.T) {
 	m := runDefaults().AsMap()
 	if m["workload"] != "latency,throughput,concurrency" || m["concurrency"] != "1,5" || m["duration"] != "30s" || m["max_attempts"] != "1" || len(m) != 13 {
 		t.Errorf("options block %v", m)
+	}
+}
+
+// checkField fails unless err is a usage error naming field, with no flag
+// text: the command line names the flag.
+func checkField(t *testing.T, err error, field string) {
+	t.Helper()
+	if !usage.Is(err) || usage.FieldOf(err) != field || strings.Contains(err.Error(), "--") {
+		t.Errorf("error %v (field %q), want a usage error naming the field %q and no flag", err, usage.FieldOf(err), field)
 	}
 }

@@ -181,7 +181,7 @@ type StrategyRun struct {
 
 // Run uploads then downloads the objects with every strategy.
 func (sr *StrategyRun) Run(ctx context.Context, specs []StrategySpec) ([]*StrategyResult, error) {
-	payload := (&Session{}).payload(sr.Size)
+	payload := BodyOf(sr.Size)
 	var results []*StrategyResult
 	// The downloads read the objects of the upload strategy that stored
 	// the most (the first to store them all), and only those it stored: a
@@ -195,7 +195,7 @@ func (sr *StrategyRun) Run(ctx context.Context, specs []StrategySpec) ([]*Strate
 		var stored Stored
 		do := func(ctx context.Context, b storage.Backend, key string) error {
 			sr.Written.Add(key)
-			err := b.Put(ctx, key, newReader(payload), sr.Size)
+			err := b.Put(ctx, key, payload.Reader(), sr.Size)
 			if err == nil {
 				stored.Add(key)
 			}

@@ -3,32 +3,43 @@ package load
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
-// CheckStrategies checks what `strategies` is asked to measure: objects
-// per strategy and requests in flight (both positive), the sizes, and ops
-// (put, get or both; put alone skips the downloads). Every error is the
-// user's to fix, and names the setting by its flag.
-func CheckStrategies(objects, parallel int, sizes, ops string) (_ []int64, skipDownloads bool, _ error) {
-	if objects <= 0 || parallel <= 0 {
-		return nil, false, errors.New("--objects and --parallel must be positive")
+// StrategySettings are what `strategies` is asked to measure, as the user
+// writes them; Check checks them.
+type StrategySettings struct {
+	// Objects per strategy and Parallel requests in flight: both positive.
+	Objects, Parallel int
+	// Sizes of the objects, comma-separated.
+	Sizes string
+	// Ops is put, get or both (put alone skips the downloads).
+	Ops string
+	// KeysFrom names a file of keys to download (ReadKeys).
+	KeysFrom string
+}
+
+// Check checks the settings into the object sizes and whether downloads
+// are skipped. Every error is a usage.Error naming the setting's field.
+func (s StrategySettings) Check() (_ []int64, skipDownloads bool, _ error) {
+	if s.Objects <= 0 || s.Parallel <= 0 {
+		return nil, false, usage.Fieldf("{Objects} and {Parallel} must be positive")
 	}
-	sz, err := units.ParseSizes(sizes)
+	sz, err := units.ParseSizes(s.Sizes)
 	if err != nil {
-		return nil, false, fmt.Errorf("--size: %w", err)
+		return nil, false, usage.Fieldf("{Sizes}: %w", err)
 	}
-	switch strings.ReplaceAll(ops, " ", "") {
+	switch strings.ReplaceAll(s.Ops, " ", "") {
 	case "put,get", "get,put", "get":
 	case "put":
 		skipDownloads = true
 	default:
-		return nil, false, fmt.Errorf("--ops %q: use put, get or put,get", ops)
+		return nil, false, usage.Fieldf("{Ops} %q: use put, get or put,get", s.Ops)
 	}
 	return sz, skipDownloads, nil
 }
@@ -46,14 +57,15 @@ func SDKUpload(scheme string) storage.UploadStyle {
 var ErrNoKeys = errors.New("names no key")
 
 // ReadKeys reads one key per line, skipping blanks and # comments; a file
-// with none is ErrNoKeys. No path ("", no --keys-from) is no keys.
+// with none is ErrNoKeys. No path ("", no KeysFrom) is no keys. Errors
+// name the KeysFrom setting (usage.Namedf); none is a usage error itself.
 func ReadKeys(path string) ([]string, error) {
 	if path == "" {
 		return nil, nil
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--keys-from: %w", err)
+		return nil, usage.Namedf("{KeysFrom}: %w", err)
 	}
 	defer fh.Close()
 	var keys []string
@@ -64,10 +76,10 @@ func ReadKeys(path string) ([]string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--keys-from: %w", err)
+		return nil, usage.Namedf("{KeysFrom}: %w", err)
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("--keys-from %s %w", path, ErrNoKeys)
+		return nil, usage.Namedf("{KeysFrom} %s %w", path, ErrNoKeys)
 	}
 	return keys, nil
 }

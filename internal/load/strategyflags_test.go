@@ -9,32 +9,31 @@ import (
 	"testing"
 
 	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/usage"
 )
 
-func TestCheckStrategies(t *testing.T) {
+func TestStrategySettingsCheck(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		objects, parallel int
 		sizes, ops        string
 		want              []int64
 		skip              bool
-		err               string
+		field             string // the setting a usage error names
 	}{
 		{50, 16, "0,7KiB", "put,get", []int64{0, 7 << 10}, false, ""},
 		{50, 16, "1KiB", "get, put", []int64{1 << 10}, false, ""},
 		{50, 16, "1KiB", "get", []int64{1 << 10}, false, ""},
 		{50, 16, "1KiB", "put", []int64{1 << 10}, true, ""},
-		{0, 16, "1KiB", "put", nil, false, "--objects and --parallel"},
-		{50, 0, "1KiB", "put", nil, false, "--objects and --parallel"},
-		{50, 16, "huge", "put", nil, false, "--size"},
-		{50, 16, "1KiB", "list", nil, false, "--ops"},
+		{0, 16, "1KiB", "put", nil, false, "Objects"},
+		{50, 0, "1KiB", "put", nil, false, "Objects"},
+		{50, 16, "huge", "put", nil, false, "Sizes"},
+		{50, 16, "1KiB", "list", nil, false, "Ops"},
 	}
 	for _, c := range cases {
-		got, skip, err := CheckStrategies(c.objects, c.parallel, c.sizes, c.ops)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%+v: error %v, want one naming %q", c, err, c.err)
-			}
+		got, skip, err := StrategySettings{Objects: c.objects, Parallel: c.parallel, Sizes: c.sizes, Ops: c.ops}.Check()
+		if c.field != "" {
+			checkField(t, err, c.field)
 			continue
 		}
 		if err != nil || !slices.Equal(got, c.want) || skip != c.skip {
@@ -72,7 +71,7 @@ func TestReadKeys(t *testing.T) {
 	if keys, err := ReadKeys(""); keys != nil || err != nil {
 		t.Errorf("no --keys-from: %q, %v, want no keys and no error", keys, err)
 	}
-	if _, err := ReadKeys(filepath.Join(dir, "missing")); err == nil || errors.Is(err, ErrNoKeys) || !strings.Contains(err.Error(), "--keys-from") {
+	if _, err := ReadKeys(filepath.Join(dir, "missing")); err == nil || errors.Is(err, ErrNoKeys) || usage.Is(err) || !strings.Contains(err.Error(), "KeysFrom: ") {
 		t.Errorf("a missing file: %v", err)
 	}
 }

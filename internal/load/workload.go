@@ -1,11 +1,9 @@
 package load
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"math/rand/v2"
 	"strconv"
@@ -140,8 +138,10 @@ type Session struct {
 	BeforeStep func(i, n int, st *Step)
 	AfterStep  func(res *StepResult)
 
-	Written  KeySet
-	payloads map[int64][]byte
+	Written KeySet
+	// Download is how a GET reads an object: one stream, or ranges in
+	// parallel (--download ranged).
+	Download Download
 }
 
 // action is one thing the session does: prepare, measure or tidy up.
@@ -244,6 +244,7 @@ func (s *Session) planLatency() []action {
 		Workload: Latency, Op: "get", Size: o.PoolSize, Concurrency: max(o.LatencyConcurrency, 1),
 		Requests: s.count(o.Gets), Duration: o.Duration, Do: s.get(o.PoolSize),
 	}
+	s.withParts(get)
 	acts := []action{{
 		prepare: func(ctx context.Context) error {
 			if err := s.putAll(ctx, pool, o.PoolSize, &inPool); err != nil {
@@ -286,6 +287,7 @@ func (s *Session) planThroughput() []action {
 		var stored Stored
 		put.Op, put.Do = "put", s.putInto(size, &stored)
 		get.Op, get.Do = "get", s.get(size)
+		s.withParts(&get)
 		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, true), step: &get,
 			after: func(ctx context.Context) { s.deleteStored(ctx, &stored) }})
 	}
@@ -304,25 +306,11 @@ func (s *Session) planConcurrency() []action {
 		var stored Stored
 		put.Op, put.Do = "put", s.putInto(o.LevelSize, &stored)
 		get.Op, get.Do = "get", s.get(o.LevelSize)
+		s.withParts(&get)
 		acts = append(acts, action{step: &put}, action{prepare: readStored(&get, &stored, false), step: &get,
 			after: func(ctx context.Context) { s.deleteStored(ctx, &stored) }})
 	}
 	return acts
-}
-
-// payload returns size bytes of incompressible data, shared read-only.
-func (s *Session) payload(size int64) []byte {
-	if s.payloads == nil {
-		s.payloads = map[int64][]byte{}
-	}
-	if p, ok := s.payloads[size]; ok {
-		return p
-	}
-	p := make([]byte, size)
-	r := rand.NewChaCha8([32]byte{byte(size), byte(size >> 8), byte(size >> 16)})
-	_, _ = r.Read(p)
-	s.payloads[size] = p
-	return p
 }
 
 func (s *Session) put(size int64) DoFunc { return s.putInto(size, nil) }
@@ -331,10 +319,10 @@ func (s *Session) put(size int64) DoFunc { return s.putInto(size, nil) }
 // for the read steps after it. Written, which cleanup deletes, holds every
 // key tried, stored or not.
 func (s *Session) putInto(size int64, stored *Stored) DoFunc {
-	p := s.payload(size)
+	body := BodyOf(size)
 	return func(ctx context.Context, b storage.Backend, key string) error {
 		s.Written.Add(key)
-		err := b.Put(ctx, key, bytes.NewReader(p), size)
+		err := b.Put(ctx, key, body.Reader(), size)
 		if err == nil && stored != nil {
 			stored.Add(key)
 		}
@@ -344,15 +332,7 @@ func (s *Session) putInto(size int64, stored *Stored) DoFunc {
 
 func (s *Session) get(size int64) DoFunc {
 	return func(ctx context.Context, b storage.Backend, key string) error {
-		n, err := b.Get(ctx, key, io.Discard)
-		if err != nil {
-			return err
-		}
-		if n != size {
-			return &storage.Error{Op: "get", Key: key, Class: storage.ClassOther,
-				Err: fmt.Errorf("short read: %d of %d bytes", n, size)}
-		}
-		return nil
+		return s.Download.Get(ctx, b, key, size)
 	}
 }
 
@@ -384,10 +364,10 @@ func (s *Session) delete(ctx context.Context, b storage.Backend, key string) err
 // putAll writes keys with the setup client, eight at a time, and records
 // each one stored in stored.
 func (s *Session) putAll(ctx context.Context, keys []string, size int64, stored *Stored) error {
-	p := s.payload(size)
+	body := BodyOf(size)
 	return parallel(ctx, keys, func(ctx context.Context, key string) error {
 		s.Written.Add(key)
-		if err := s.Setup.Put(ctx, key, bytes.NewReader(p), size); err != nil {
+		if err := s.Setup.Put(ctx, key, body.Reader(), size); err != nil {
 			return fmt.Errorf("preparing object pool: %w", err)
 		}
 		stored.Add(key)
@@ -477,5 +457,3 @@ func parallel(ctx context.Context, keys []string, fn func(ctx context.Context, k
 	}
 	return first
 }
-
-func newReader(p []byte) *bytes.Reader { return bytes.NewReader(p) }

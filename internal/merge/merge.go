@@ -174,6 +174,7 @@ func (m *Merger) Result() (*Result, error) {
 	ref := in[0].File
 	doc := &document.Document{Envelope: ref.Envelope}
 	doc.Command = "merge"
+	doc.CutShort = nil // a shard's: the merge names its partial shards (Merge.Partial, Lacks)
 	doc.Options = maps.Clone(ref.Options)
 	delete(doc.Options, "shard")
 	doc.Client = document.ThisClient()

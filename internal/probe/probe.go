@@ -25,6 +25,7 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Options are one round's settings; the zero value of a field takes the
@@ -238,15 +239,15 @@ type Settings struct {
 }
 
 // Options checks the settings into round options with timeout per GET.
-// Every error is the user's to fix.
+// Every error is the user's to fix; a setting is named by its field.
 func (s Settings) Options(timeout time.Duration) (Options, error) {
 	size, err := units.ParseSize(s.Size)
 	if err != nil || size <= 0 {
-		return Options{}, fmt.Errorf("--size %q: use a size such as 1KiB", s.Size)
+		return Options{}, usage.Fieldf("{Size} %q: use a size such as 1KiB", s.Size)
 	}
 	o := Options{Count: s.Count, Pool: s.Pool, Size: size, Prepare: s.Prepare, Timeout: timeout}
 	if s.Count <= 0 || s.Pool <= 0 {
-		return o, errors.New("--count and --pool must be positive")
+		return o, usage.Fieldf("{Count} and {Pool} must be positive")
 	}
 	if _, err := o.WithDefaults(); err != nil {
 		return o, err

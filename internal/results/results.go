@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -55,7 +56,9 @@ CREATE INDEX samples_run ON samples(run_id, step_idx, start_ns);
 	`
 DROP INDEX runs_started;
 CREATE INDEX runs_started ON runs(started_at, id);
-`}
+`,
+	// 3: the journal of runs as they go (journal.go).
+	journalMigration}
 
 // DefaultPath is $XDG_DATA_HOME/objbench/results.db, else
 // ~/.local/share/objbench/results.db.
@@ -74,6 +77,12 @@ func DefaultPath() (string, error) {
 type Store struct {
 	db   *sql.DB
 	path string
+	// stmts are the journal's prepared statements (journalStmt).
+	stmtMu sync.Mutex
+	stmts  map[int]*sql.Stmt
+	// RecoverErr is why Open could not make the journals of killed runs
+	// into runs (nil: none left); they are tried again at the next Open.
+	RecoverErr error
 }
 
 // Open creates the folder and database if needed, migrates it, and refuses
@@ -100,6 +109,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	// Runs whose process was killed become interrupted runs here, at the
+	// next command that opens the database; best-effort: a database held
+	// by another process is tried again at the next Open.
+	s.RecoverErr = s.recoverJournals(ctx)
 	return s, nil
 }
 
@@ -154,7 +167,15 @@ func (s *Store) upToDate(v int) (bool, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
 
 // Run is one saved run.
 type Run struct {
@@ -192,13 +213,27 @@ type SampleRow = stats.Kept
 // transaction. The samples are read one at a time (the reservoir unpacks
 // each as it is read), so a run's samples are never all held in their wide
 // form.
+//
+// The run's journal, if it kept one, goes in the same transaction: a run
+// is either journaled or saved, never both nor neither.
 func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples stats.KeptSeq) error {
-	labels, _ := json.Marshal(run.Labels)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := saveTx(ctx, tx, run, steps, samples); err != nil {
+		return err
+	}
+	if err := deleteJournal(ctx, tx, run.ID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// saveTx stores a run within tx (see Save).
+func saveTx(ctx context.Context, tx *sql.Tx, run Run, steps []Step, samples stats.KeptSeq) error {
+	labels, _ := json.Marshal(run.Labels)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?)`, run.ID, run.Command, run.StartedAt.UnixNano(),
 		run.DurationS, run.TargetURL, run.Provider, run.Endpoint, run.Host, run.Interrupted, string(labels), []byte(run.Document)); err != nil {
 		return fmt.Errorf("save run %s: %w", run.ID, err)
@@ -222,7 +257,7 @@ func (s *Store) Save(ctx context.Context, run Run, steps []Step, samples stats.K
 	if err := insertSamples(ctx, tx, run.ID, samples); err != nil {
 		return fmt.Errorf("save samples: %w", err)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // sampleColumns is the number of columns of the samples table.

@@ -1,6 +1,6 @@
 package shard
 
-import "errors"
+import "github.com/objbench/objbench/internal/usage"
 
 // ResolveRun is Resolve for run: the shard and its run id, a new one from
 // newID when no shard shares one. Errors are the user's to fix.
@@ -20,7 +20,7 @@ func (f Flags) Configure(s Spec) Config {
 
 // ErrRunOnly refuses the flags of a merged run on strategies and probe,
 // whose shards are not merged.
-var ErrRunOnly = errors.New("--results-to, --start-at and --start-in are for run; merge reads run's shards only")
+var ErrRunOnly = usage.Fieldf("{ResultsTo}, {StartAt} and {StartIn} are for run; merge reads run's shards only")
 
 // Place resolves the shard of strategies or probe and gives it its share
 // of counts and its own key space in *prefix (a persistent pool's when

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func TestPlaceDirectory(t *testing.T) {
@@ -73,16 +75,19 @@ func TestStartInSharedByShard0(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		at   string
-		in   time.Duration
-		want string
+		at    string
+		in    time.Duration
+		want  string
+		field string
 	}{
-		{"yesterday", 0, "RFC 3339"},
-		{"2026-11-23T18:00:00Z", time.Second, "give one"},
-		{"", -time.Second, "must be positive"},
+		{"yesterday", 0, "RFC 3339", "StartAt"},
+		{"2026-11-23T18:00:00Z", time.Second, "give one", "StartAt"},
+		{"", -time.Second, "must be positive", "StartIn"},
+		{"", time.Second, "needs ResultsTo", "StartIn"},
 	} {
-		if _, err := ResolveStart(ctx, tc.at, tc.in, Spec{Index: 1, Count: 2, RunID: "r"}, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("--start-at %q --start-in %s: %v, want %q", tc.at, tc.in, err, tc.want)
+		_, err := ResolveStart(ctx, tc.at, tc.in, Spec{Index: 1, Count: 2, RunID: "r"}, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || usage.FieldOf(err) != tc.field || strings.Contains(err.Error(), "--") {
+			t.Errorf("start at %q in %s: %v (field %q), want %q naming the field %q", tc.at, tc.in, err, usage.FieldOf(err), tc.want, tc.field)
 		}
 	}
 }

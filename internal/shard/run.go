@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
@@ -34,6 +35,12 @@ type Run struct {
 	// sharded is a run of several shards (not one writing --results-to):
 	// its document is saved under the shard's own id.
 	sharded bool
+	// mu guards windows and ready, read by WritePartial while the run
+	// goes; put serialises writes of the document, and final says the
+	// final one is written: no partial one may follow it.
+	mu    sync.Mutex
+	put   sync.Mutex
+	final bool
 }
 
 // startDoc is RUN/start.json, the start time shard 0 resolved.
@@ -44,21 +51,21 @@ type startDoc struct {
 // StartName is where shard 0 writes the start time it resolved.
 func StartName(runID string) string { return path.Join(runID, "start.json") }
 
-// ResolveStart reads --start-at (RFC 3339) or --start-in (a delay): with
-// shards, --start-in is resolved once, by shard 0, which writes the time
+// ResolveStart reads StartAt (RFC 3339) or StartIn (a delay): with
+// shards, StartIn is resolved once, by shard 0, which writes the time
 // next to the results; the other shards read it there (waiting for it up
 // to the delay and a few minutes more), so that every shard's measured
 // window begins at the same wall-clock time.
 func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s Spec, place *Place) (time.Time, error) {
 	switch {
 	case startAt != "" && startIn != 0:
-		return time.Time{}, fmt.Errorf("--start-at and --start-in: give one")
+		return time.Time{}, usage.Fieldf("{StartAt} and {StartIn}: give one")
 	case startIn < 0:
-		return time.Time{}, fmt.Errorf("--start-in must be positive, got %s", startIn)
+		return time.Time{}, usage.Fieldf("{StartIn} must be positive, got %s", startIn)
 	case startAt != "":
 		t, err := time.Parse(time.RFC3339, startAt)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("--start-at %q: use an RFC 3339 time such as 2026-11-23T18:30:00Z", startAt)
+			return time.Time{}, usage.Fieldf("{StartAt} %q: use an RFC 3339 time such as 2026-11-23T18:30:00Z", startAt)
 		}
 		return t, nil
 	case startIn == 0:
@@ -66,7 +73,7 @@ func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s 
 	case s.Count <= 1:
 		return time.Now().Add(startIn), nil
 	case place == nil:
-		return time.Time{}, fmt.Errorf("--start-in with shards needs --results-to (shard 0 writes the start time there); or give every shard the same --start-at")
+		return time.Time{}, usage.Fieldf("{StartIn} with shards needs {ResultsTo} (shard 0 writes the start time there); or give every shard the same {StartAt}")
 	}
 	name := StartName(s.RunID)
 	read := func() (time.Time, error) {
@@ -103,7 +110,7 @@ func ResolveStart(ctx context.Context, startAt string, startIn time.Duration, s 
 			return time.Time{}, err
 		}
 		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("shard 0 wrote no start time to %s within %s: start shard 0 too, or give every shard the same --start-at",
+			return time.Time{}, usage.Namedf("shard 0 wrote no start time to %s within %s: start shard 0 too, or give every shard the same {StartAt}",
 				place.Where(name), startIn+5*time.Minute)
 		}
 		select {
@@ -125,8 +132,11 @@ func (r *Run) WaitStart(ctx context.Context) {
 	if r == nil {
 		return
 	}
-	defer func() { r.ready = time.Now() }()
-	if r.StartAt.IsZero() || len(r.windows) > 0 {
+	defer func() { r.mu.Lock(); r.ready = time.Now(); r.mu.Unlock() }()
+	r.mu.Lock()
+	first := len(r.windows) == 0
+	r.mu.Unlock()
+	if r.StartAt.IsZero() || !first {
 		return
 	}
 	d := time.Until(r.StartAt)
@@ -146,6 +156,8 @@ func (r *Run) StepDone(wall time.Duration) {
 	if r == nil {
 		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	start := r.ready
 	if start.IsZero() { // no Ready hook: the window ended about now
 		start = time.Now().Add(-wall)
@@ -155,6 +167,8 @@ func (r *Run) StepDone(wall time.Duration) {
 
 // Info is the shard block of the document.
 func (r *Run) Info() *document.ShardInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	i := &document.ShardInfo{Run: r.Spec.RunID, Index: r.Spec.Index, Count: r.Spec.Count, Engine: r.Spec.Engine, Prefix: r.Prefix,
 		Windows: append([]document.Window{}, r.windows...)}
 	if !r.StartAt.IsZero() {
@@ -183,8 +197,44 @@ func (r *Run) Write(d *document.Document, hists []map[string][]byte, failed stri
 	if err != nil {
 		return err
 	}
+	r.put.Lock()
+	defer r.put.Unlock()
+	r.final = true
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	return r.Place.Put(ctx, DocName(r.Spec), b)
+}
+
+// WritePartial stores the shard's document as far as the run has gone
+// (d: the finished results, then the running step's as far as its
+// journaled intervals; marked interrupted and cut short), in place of
+// the final one until that is written, so that a shard killed by its
+// engine is merged as partial with what it measured. The running step's
+// window ends now. Once the final document is written (Write), it does
+// nothing.
+func (r *Run) WritePartial(ctx context.Context, d *document.Document, hists []map[string][]byte) error {
+	if r == nil || r.Place == nil {
+		return nil
+	}
+	info := r.Info()
+	r.mu.Lock()
+	if len(info.Windows) < len(d.Results) && !r.ready.IsZero() {
+		now := time.Now()
+		for len(info.Windows) < len(d.Results) { // the running step's parts share its window
+			info.Windows = append(info.Windows, document.Window{Start: r.ready.UTC().Format(time.RFC3339Nano), End: now.UTC().Format(time.RFC3339Nano)})
+		}
+	}
+	r.mu.Unlock()
+	d.Shard = info
+	b, err := Encode(d, hists)
+	if err != nil {
+		return err
+	}
+	r.put.Lock()
+	defer r.put.Unlock()
+	if r.final {
+		return nil
+	}
 	return r.Place.Put(ctx, DocName(r.Spec), b)
 }
 
@@ -279,4 +329,14 @@ func (r *Run) Close() {
 	if r != nil && r.Place != nil {
 		r.Place.Close()
 	}
+}
+
+// SaveID is the id the run's document is saved under in the results
+// database: a shard's own id when the run has several shards (see
+// Finish), else id.
+func (r *Run) SaveID(id string) string {
+	if r != nil && r.sharded {
+		return r.Spec.LocalID()
+	}
+	return id
 }

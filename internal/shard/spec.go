@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Engines a shard's index and count can come from.
@@ -82,7 +84,7 @@ func (s Spec) Name() string { return "shard-" + strconv.Itoa(s.Index) }
 func Resolve(f Flags, getenv func(string) string) (Spec, error) {
 	var s Spec
 	if f.Shards < 0 {
-		return s, fmt.Errorf("--shards must be a positive count, got %d", f.Shards)
+		return s, usage.Fieldf("{Shards} must be a positive count, got %d", f.Shards)
 	}
 	envCount := func(names ...string) (int, string, error) {
 		for _, n := range names {
@@ -104,7 +106,7 @@ func Resolve(f Flags, getenv func(string) string) (Spec, error) {
 		}
 		s = Spec{Index: i, Count: n, Engine: EngineFlag}
 		if f.Shards > 0 && f.Shards != n {
-			return s, fmt.Errorf("--shard %s and --shards %d disagree on the count", f.Shard, f.Shards)
+			return s, usage.Fieldf("{Shard} %s and {Shards} %d disagree on the count", f.Shard, f.Shards)
 		}
 	case getenv(EnvK8sIndex) != "":
 		i, err := envIndex(EnvK8sIndex, getenv(EnvK8sIndex))
@@ -118,7 +120,7 @@ func Resolve(f Flags, getenv func(string) string) (Spec, error) {
 			}
 		}
 		if n == 0 {
-			return s, fmt.Errorf("%s=%d is set but not the shard count: pass --shards N (the Job's completions) or set %s", EnvK8sIndex, i, EnvShards)
+			return s, usage.Fieldf("%s=%d is set but not the shard count: pass {Shards} N (the Job's completions) or set %s", EnvK8sIndex, i, EnvShards)
 		}
 		s = Spec{Index: i, Count: n, Engine: EngineKubernetes}
 	case getenv(EnvCloudRunIndex) != "":
@@ -134,7 +136,7 @@ func Resolve(f Flags, getenv func(string) string) (Spec, error) {
 			n = f.Shards
 		}
 		if n == 0 {
-			return s, fmt.Errorf("%s=%d is set but not %s: pass --shards N (the job's --tasks)", EnvCloudRunIndex, i, EnvCloudRunCount)
+			return s, usage.Fieldf("%s=%d is set but not %s: pass {Shards} N (the job's --tasks)", EnvCloudRunIndex, i, EnvCloudRunCount)
 		}
 		s = Spec{Index: i, Count: n, Engine: EngineCloudRun}
 	case getenv(EnvBatchIndex) != "":
@@ -149,12 +151,12 @@ func Resolve(f Flags, getenv func(string) string) (Spec, error) {
 			}
 		}
 		if n == 0 {
-			return s, fmt.Errorf("%s=%d is set but not the array size: pass --shards N (arrayProperties.size) or set %s", EnvBatchIndex, i, EnvShards)
+			return s, usage.Fieldf("%s=%d is set but not the array size: pass {Shards} N (arrayProperties.size) or set %s", EnvBatchIndex, i, EnvShards)
 		}
 		s = Spec{Index: i, Count: n, Engine: EngineBatch}
 	default:
 		if f.Shards > 0 {
-			return s, fmt.Errorf("--shards %d needs a shard index: --shard I/%d, or an engine's (%s, %s, %s)", f.Shards, f.Shards, EnvK8sIndex, EnvCloudRunIndex, EnvBatchIndex)
+			return s, usage.Fieldf("{Shards} %d needs a shard index: {Shard} I/%d, or an engine's (%s, %s, %s)", f.Shards, f.Shards, EnvK8sIndex, EnvCloudRunIndex, EnvBatchIndex)
 		}
 		if f.RunID != "" {
 			if err := CheckRunID(f.RunID); err != nil {
@@ -174,18 +176,18 @@ func Resolve(f Flags, getenv func(string) string) (Spec, error) {
 	return s, nil
 }
 
-// parseShard reads --shard I/N (0 <= I < N).
+// parseShard reads Shard, I/N (0 <= I < N).
 func parseShard(v string) (int, int, error) {
 	a, b, ok := strings.Cut(strings.TrimSpace(v), "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	switch {
 	case !ok || err1 != nil || err2 != nil:
-		return 0, 0, fmt.Errorf("--shard %q: use I/N, the 0-based shard index and the shard count, e.g. 0/4", v)
+		return 0, 0, usage.Fieldf("{Shard} %q: use I/N, the 0-based shard index and the shard count, e.g. 0/4", v)
 	case n <= 0:
-		return 0, 0, fmt.Errorf("--shard %q: the shard count must be at least 1", v)
+		return 0, 0, usage.Fieldf("{Shard} %q: the shard count must be at least 1", v)
 	case i < 0 || i >= n:
-		return 0, 0, fmt.Errorf("--shard %q: the index must be 0 to %d for %d shards", v, n-1, n)
+		return 0, 0, usage.Fieldf("{Shard} %q: the index must be 0 to %d for %d shards", v, n-1, n)
 	}
 	return i, n, nil
 }
@@ -217,7 +219,7 @@ func runID(flag, engine string, getenv func(string) string) (string, error) {
 		}
 	}
 	if id == "" {
-		return "", fmt.Errorf("shards of one run need the same run id: pass --run-id ID to every shard (or set %s)", EnvRunID)
+		return "", usage.Fieldf("shards of one run need the same run id: pass {RunID} ID to every shard (or set %s)", EnvRunID)
 	}
 	return id, CheckRunID(id)
 }
@@ -225,15 +227,15 @@ func runID(flag, engine string, getenv func(string) string) (string, error) {
 // CheckRunID accepts a run id usable in keys and file names.
 func CheckRunID(id string) error {
 	if len(id) > 128 {
-		return fmt.Errorf("--run-id %q is longer than 128 characters", id)
+		return usage.Fieldf("{RunID} %q is longer than 128 characters", id)
 	}
 	for _, r := range id {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("--run-id %q: use letters, digits, '-', '_' and '.' only", id)
+			return usage.Fieldf("{RunID} %q: use letters, digits, '-', '_' and '.' only", id)
 		}
 	}
 	if id == "." || id == ".." {
-		return fmt.Errorf("--run-id %q is not a name", id)
+		return usage.Fieldf("{RunID} %q is not a name", id)
 	}
 	return nil
 }

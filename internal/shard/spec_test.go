@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/objbench/objbench/internal/load"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func env(kv ...string) func(string) string {
@@ -31,7 +33,7 @@ func TestResolve(t *testing.T) {
 		{"flag 5/4", Flags{Shard: "5/4", RunID: "r"}, env(), Spec{}, "index must be 0 to 3"},
 		{"flag 0/0", Flags{Shard: "0/0", RunID: "r"}, env(), Spec{}, "count must be at least 1"},
 		{"flag junk", Flags{Shard: "two", RunID: "r"}, env(), Spec{}, "use I/N"},
-		{"flag without run id", Flags{Shard: "0/2"}, env(), Spec{}, "--run-id"},
+		{"flag without run id", Flags{Shard: "0/2"}, env(), Spec{}, "pass RunID ID"},
 		{"flag and shards disagree", Flags{Shard: "0/2", Shards: 3, RunID: "r"}, env(), Spec{}, "disagree"},
 		{"kubernetes", Flags{Shards: 4}, env(EnvK8sIndex, "3", EnvJobName, "bench-a"), Spec{3, 4, "bench-a", EngineKubernetes}, ""},
 		{"kubernetes count from env", Flags{}, env(EnvK8sIndex, "0", EnvShards, "2", EnvRunID, "x"), Spec{0, 2, "x", EngineKubernetes}, ""},
@@ -56,6 +58,12 @@ func TestResolve(t *testing.T) {
 				}
 				if strings.Contains(err.Error(), "\n") {
 					t.Fatalf("error spans lines: %q", err)
+				}
+				// A setting is named by its field, for the command line to
+				// print its flag; "--tasks" is Cloud Run's, not ours.
+				if f := usage.FieldOf(err); f != "" && strings.Contains(strings.ReplaceAll(err.Error(), "--tasks", ""), "--") ||
+					usage.Is(err) && f == "" {
+					t.Fatalf("err %v (field %q): want a field and no flag", err, f)
 				}
 				return
 			}

@@ -47,3 +47,11 @@ type ObjectInfo struct {
 	Modified time.Time
 	ETag     string
 }
+
+// RangeGetter is a Backend that reads part of an object: what parallel
+// ranged downloads (--download ranged) split a GET into.
+type RangeGetter interface {
+	// GetRange copies n bytes of key from offset off into w, reading the
+	// response to its end, and returns the bytes copied.
+	GetRange(ctx context.Context, key string, off, n int64, w io.Writer) (int64, error)
+}

@@ -25,12 +25,14 @@ const (
 	ClassTimeout      ErrorClass = "timeout"       // deadline exceeded, no answer
 	ClassReset        ErrorClass = "reset"         // connection reset, refused, closed mid-body
 	ClassCanceled     ErrorClass = "canceled"      // the run was interrupted
+	ClassCorrupt      ErrorClass = "corrupt"       // a body whose bytes are not the ones written
+	ClassTruncated    ErrorClass = "truncated"     // a body shorter than the object
 	ClassOther        ErrorClass = "other"
 )
 
 // Classes lists every error class in report order.
 var Classes = []ErrorClass{ClassNotFound, ClassAccessDenied, ClassClient, ClassThrottled,
-	ClassServer, ClassTimeout, ClassReset, ClassCanceled, ClassOther}
+	ClassServer, ClassTimeout, ClassReset, ClassCanceled, ClassCorrupt, ClassTruncated, ClassOther}
 
 // Error is a provider error mapped to a class. Providers return it (wrapping
 // the SDK error) so that callers never need SDK types.

@@ -34,7 +34,8 @@ type LabDefaults struct {
 
 // Config checks the settings for raw (a URL, "lab[:PROFILE]" or "" for
 // the lab) into a target configuration; changed says which flags the user
-// gave (a lab default yields to them). Every error is a usage.Error. The
+// gave (a lab default yields to them). Every error is a usage.Error
+// naming the setting's field. The
 // lab's settings are ignored on a real target: the command line refuses
 // the lab's flags there, from the marks it sets where it registers them.
 func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) bool, runID string) (Config, error) {
@@ -43,11 +44,11 @@ func (s Settings) Config(raw string, def LabDefaults, changed func(flag string) 
 		PartConcurrency: s.PartConcurrency, Client: s.Client, RunID: runID}
 	var err error
 	if cfg.Upload, err = storage.ParseUploadStyle(s.Upload); err != nil {
-		return cfg, usage.Errorf("--upload: %w", err)
+		return cfg, usage.Fieldf("{Upload}: %w", err)
 	}
 	if s.PartSize != "" {
 		if cfg.PartSize, err = units.ParseSize(s.PartSize); err != nil || cfg.PartSize == 0 {
-			return cfg, usage.Errorf("--part-size %q: use a size such as 8MiB", s.PartSize)
+			return cfg, usage.Fieldf("{PartSize} %q: use a size such as 8MiB", s.PartSize)
 		}
 	}
 	if !IsLab(raw) { // the command line refuses the lab's flags here

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 func TestSettingsConfig(t *testing.T) {
 	t.Parallel()
 	base := Settings{Timeout: 30 * time.Second, Upload: "auto", Client: storage.ClientSDK,
-		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: -1, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500}}
+		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", IdleTimeout: 20 * time.Second, MTU: 1500}}
 	gcsCross := LabDefaults{API: "gcs", Profile: "cross-region"}
 	cases := []struct {
 		name    string
@@ -24,7 +23,7 @@ func TestSettingsConfig(t *testing.T) {
 		changed []string
 		edit    func(*Settings)
 		check   func(*testing.T, Config)
-		err     string
+		field   string // the setting a usage error names
 	}{
 		{name: "a bucket keeps its settings", raw: "s3://b/p", edit: func(s *Settings) { s.Upload, s.PartSize, s.Prefix = "multipart", "8MiB", "x" },
 			check: func(t *testing.T, c Config) {
@@ -33,8 +32,8 @@ func TestSettingsConfig(t *testing.T) {
 				}
 			}},
 		{name: "a non-lab flag is fine on a bucket", raw: "s3://b", changed: []string{"timeout"}, check: func(*testing.T, Config) {}},
-		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, err: "--upload"},
-		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, err: "--part-size"},
+		{name: "bad upload style", raw: "s3://b", edit: func(s *Settings) { s.Upload = "carrier-pigeon" }, field: "Upload"},
+		{name: "zero part size", raw: "s3://b", edit: func(s *Settings) { s.PartSize = "0" }, field: "PartSize"},
 		{name: "the command's lab defaults", def: gcsCross, check: func(t *testing.T, c Config) {
 			if c.LabAPI != "gcs" || c.Lab.Profile != "cross-region" || !c.Lab.TLS {
 				t.Errorf("lab api %q profile %q tls %v", c.LabAPI, c.Lab.Profile, c.Lab.TLS)
@@ -60,7 +59,7 @@ func TestSettingsConfig(t *testing.T) {
 				t.Error("TLS on")
 			}
 		}},
-		{name: "a bad lab setting is a usage error", raw: "lab", edit: func(s *Settings) { s.Lab.MTU = 10 }, err: "--mtu"},
+		{name: "a bad lab setting is a usage error", raw: "lab", edit: func(s *Settings) { s.Lab.MTU = 10 }, field: "MTU"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,10 +70,9 @@ func TestSettingsConfig(t *testing.T) {
 			}
 			changed := func(n string) bool { return strings.Contains(","+strings.Join(c.changed, ",")+",", ","+n+",") }
 			cfg, err := s.Config(c.raw, c.def, changed, "id")
-			if c.err != "" {
-				var ue usage.Error
-				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ue) {
-					t.Fatalf("error %v, want a usage error naming %q", err, c.err)
+			if c.field != "" {
+				if !usage.Is(err) || usage.FieldOf(err) != c.field || strings.Contains(err.Error(), "--") {
+					t.Fatalf("error %v (field %q), want a usage error naming the field %q and no flag", err, usage.FieldOf(err), c.field)
 				}
 				return
 			}
@@ -104,8 +102,9 @@ func TestEnvWhere(t *testing.T) {
 // none off the lab.
 func TestEnvLabRTT(t *testing.T) {
 	t.Parallel()
+	rtt := 30 * time.Millisecond
 	s := Settings{Timeout: 30 * time.Second, Upload: "auto", Client: storage.ClientSDK,
-		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: 30 * time.Millisecond, Jitter: -1, IdleTimeout: 20 * time.Second, MTU: 1500}}
+		Lab: lab.Settings{API: "s3", TLSVersion: "1.3", RTT: &rtt, IdleTimeout: 20 * time.Second, MTU: 1500}}
 	cfg, err := s.Config("lab:local", LabDefaults{}, func(string) bool { return false }, "id")
 	if err != nil {
 		t.Fatal(err)

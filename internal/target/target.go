@@ -81,10 +81,10 @@ type Env struct {
 // the prefix. The caller closes the Env.
 func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if cfg.Timeout <= 0 {
-		return nil, usage.Errorf("--timeout must be positive")
+		return nil, usage.Fieldf("{Timeout} must be positive")
 	}
 	if cfg.PartConcurrency < 0 {
-		return nil, usage.Errorf("--part-concurrency must be positive")
+		return nil, usage.Fieldf("{PartConcurrency} must be positive")
 	}
 	if err := checkPrefixFlag(cfg.Prefix); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		cfg.Client = storage.ClientSDK
 	case storage.ClientSDK, storage.ClientMinio:
 	default:
-		return nil, usage.Errorf("--client %q: use sdk or minio", cfg.Client)
+		return nil, usage.Fieldf("{Client} %q: use sdk or minio", cfg.Client)
 	}
 	e := &Env{Endpoint: cfg.Endpoint, Timeout: cfg.Timeout}
 	e.Options = storage.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, Profile: cfg.Profile,
@@ -108,10 +108,10 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	createBucket := cfg.CreateBucket
 	if IsLab(cfg.URL) {
 		if cfg.Endpoint != "" {
-			return nil, usage.Errorf("--endpoint needs a TARGET such as s3://bucket; the lab has its own endpoint")
+			return nil, usage.Fieldf("{Endpoint} needs a TARGET such as s3://bucket; the lab has its own endpoint")
 		}
 		if !slices.Contains(lab.APIs, cfg.LabAPI) {
-			return nil, usage.Errorf("--lab-api %q: use s3, gcs or azure", cfg.LabAPI)
+			return nil, usage.Fieldf("{API} %q: use s3, gcs or azure", cfg.LabAPI)
 		}
 		lc := cfg.Lab
 		lc.APIs = []string{cfg.LabAPI}
@@ -147,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		return nil, err
 	}
 	if e.Options.Client == storage.ClientMinio && e.Target.Scheme != "s3" {
-		return nil, usage.Errorf("--client minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
+		return nil, usage.Fieldf("{Client} minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
 	}
 	// The setup client (bucket check, pools, cleanup) is not measured: it
 	// retries what the network or a faulty lab throws at it.
@@ -168,14 +168,14 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	return e, nil
 }
 
-// checkPrefixFlag refuses a --prefix that climbs out of the target's.
+// checkPrefixFlag refuses a Prefix that climbs out of the target's.
 func checkPrefixFlag(prefix string) error {
 	if prefix == "" {
 		return nil
 	}
 	for _, seg := range strings.Split(prefix, "/") {
 		if seg == ".." || seg == "." {
-			return usage.Errorf("--prefix %q may not contain %q segments", prefix, seg)
+			return usage.Fieldf("{Prefix} %q may not contain %q segments", prefix, seg)
 		}
 	}
 	return nil
@@ -244,9 +244,9 @@ const (
 func CheckUploadStyle(u storage.UploadStyle, scheme string) error {
 	switch {
 	case u == storage.UploadResumable && scheme != "gs":
-		return usage.Errorf("--upload resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
+		return usage.Fieldf("{Upload} resumable is a GCS upload style; %s:// has auto, single and multipart", scheme)
 	case u == storage.UploadMultipart && scheme == "gs":
-		return usage.Errorf("--upload multipart is for S3 and Azure; gs:// has auto, single and resumable")
+		return usage.Fieldf("{Upload} multipart is for S3 and Azure; gs:// has auto, single and resumable")
 	}
 	return nil
 }

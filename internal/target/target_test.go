@@ -102,20 +102,25 @@ func TestOpen(t *testing.T) {
 	ctx := context.Background()
 	isUsage := func(err error) bool { var u usage.Error; return errors.As(err, &u) }
 	t.Run("refusals are usage errors", func(t *testing.T) {
-		for _, cfg := range []Config{
-			{URL: "mem://x", Timeout: 0},
-			{URL: "mem://x", Timeout: time.Second, Prefix: "a/../b"},
-			{URL: "mem://x", Timeout: time.Second, PartConcurrency: -1},
-			{URL: "ftp://x", Timeout: time.Second},
-			{URL: "lab", Timeout: time.Second, Endpoint: "http://127.0.0.1:1"},
-			{URL: "lab", Timeout: time.Second, LabAPI: "ftp"},
-			{URL: "mem://x", Timeout: time.Second, Upload: storage.UploadResumable},
+		for _, c := range []struct {
+			cfg   Config
+			field string // the setting named ("" for none)
+		}{
+			{Config{URL: "mem://x", Timeout: 0}, "Timeout"},
+			{Config{URL: "mem://x", Timeout: time.Second, Prefix: "a/../b"}, "Prefix"},
+			{Config{URL: "mem://x", Timeout: time.Second, PartConcurrency: -1}, "PartConcurrency"},
+			{Config{URL: "mem://x", Timeout: time.Second, Client: "curl"}, "Client"},
+			{Config{URL: "ftp://x", Timeout: time.Second}, ""},
+			{Config{URL: "lab", Timeout: time.Second, Endpoint: "http://127.0.0.1:1"}, "Endpoint"},
+			{Config{URL: "lab", Timeout: time.Second, LabAPI: "ftp"}, "API"},
+			{Config{URL: "mem://x", Timeout: time.Second, Upload: storage.UploadResumable}, ""},
 		} {
-			if e, err := Open(ctx, cfg); !isUsage(err) {
-				if e != nil {
-					e.Close()
-				}
-				t.Errorf("Open(%+v) = %v, want a usage error", cfg, err)
+			e, err := Open(ctx, c.cfg)
+			if e != nil {
+				e.Close()
+			}
+			if !isUsage(err) || usage.FieldOf(err) != c.field || c.field != "" && strings.Contains(err.Error(), "--") {
+				t.Errorf("Open(%+v) = %v (field %q), want a usage error naming the field %q", c.cfg, err, usage.FieldOf(err), c.field)
 			}
 		}
 	})

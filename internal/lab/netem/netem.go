@@ -135,7 +135,8 @@ func (m *LateMeter) Share() float64 {
 }
 
 // MinMTU and MaxMTU bound the wire's MTU: IPv4's minimum and IP's
-// largest. The lab checks its settings against CheckMTU, the one rule.
+// largest. The lab's settings are checked against CheckMTU, the one rule,
+// where they become a config; New guards with it (an internal error).
 const (
 	MinMTU = 576
 	MaxMTU = 65535

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,45 @@ func TestS3HandlerAWSChunkedRoundTrip(t *testing.T) {
 	got, _ := io.ReadAll(resp.Body)
 	if string(got) != "object" {
 		t.Errorf("GET: %q, want %q", got, "object")
+	}
+}
+
+// TestDecodeAWSChunkedStreams: a body above maxAWSChunkedBody is decoded
+// as the handler reads it (never held): the handler gets the object's
+// bytes, or an error when they are not the declared length.
+func TestDecodeAWSChunkedStreams(t *testing.T) {
+	t.Parallel()
+	data := strings.Repeat("0123456789abcdef", (3<<20)/16)
+	var enc strings.Builder
+	for i := 0; i < len(data); i += 1 << 16 {
+		chunk := data[i:min(i+1<<16, len(data))]
+		fmt.Fprintf(&enc, "%x;chunk-signature=x\r\n%s\r\n", len(chunk), chunk)
+	}
+	enc.WriteString("0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n")
+	for _, tc := range []struct {
+		name    string
+		decoded int
+		wantErr bool
+	}{{"whole", len(data), false}, {"declared longer", len(data) + 1, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []byte
+			var rerr error
+			var clen int64
+			h := decodeAWSChunked(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				clen = r.ContentLength
+				got, rerr = io.ReadAll(r.Body)
+			}))
+			req := httptest.NewRequest("PUT", "/objbench/k", strings.NewReader(enc.String()))
+			req.Header.Set("X-Amz-Content-Sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER")
+			req.Header.Set("Content-Encoding", "aws-chunked")
+			req.Header.Set("X-Amz-Decoded-Content-Length", strconv.Itoa(tc.decoded))
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			if clen != int64(tc.decoded) {
+				t.Errorf("Content-Length %d, want %d", clen, tc.decoded)
+			}
+			if tc.wantErr != (rerr != nil) || !tc.wantErr && string(got) != data {
+				t.Errorf("read %d bytes, err %v; want %d bytes, error %v", len(got), rerr, len(data), tc.wantErr)
+			}
+		})
 	}
 }

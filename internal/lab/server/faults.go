@@ -21,6 +21,9 @@ type Faults struct {
 	Timeout  float64 // a request that never answers
 	Slowdown float64 // 503 SlowDown (S3) / 429 (GCS)
 	Stall    float64 // a response that stops halfway through its body
+	// Corrupt is the share of GET bodies with one byte flipped (halfway
+	// through): what a client that checks what it reads must catch.
+	Corrupt float64
 	// Pause makes the server stop answering for Pause every PauseEvery
 	// (windows aligned on the wall clock): requests that arrive in a window
 	// wait for its end, which makes coordinated omission visible.
@@ -28,7 +31,7 @@ type Faults struct {
 }
 
 // Any reports whether any fault is enabled.
-func (f Faults) Any() bool { return f.Reset+f.Timeout+f.Slowdown+f.Stall > 0 }
+func (f Faults) Any() bool { return f.Reset+f.Timeout+f.Slowdown+f.Stall+f.Corrupt > 0 }
 
 // String prints the faults the way ParseFaults reads them.
 func (f Faults) String() string {
@@ -36,7 +39,7 @@ func (f Faults) String() string {
 	for _, kv := range []struct {
 		k string
 		v float64
-	}{{"reset", f.Reset}, {"timeout", f.Timeout}, {"slowdown", f.Slowdown}, {"stall", f.Stall}} {
+	}{{"reset", f.Reset}, {"timeout", f.Timeout}, {"slowdown", f.Slowdown}, {"stall", f.Stall}, {"corrupt", f.Corrupt}} {
 		if kv.v > 0 {
 			parts = append(parts, kv.k+"="+strconv.FormatFloat(kv.v*100, 'g', -1, 64)+"%")
 		}
@@ -47,7 +50,7 @@ func (f Faults) String() string {
 	return strings.Join(parts, ",")
 }
 
-// ParseFaults reads "reset=2%,timeout=1%,slowdown=5%,stall=1%".
+// ParseFaults reads "reset=2%,timeout=1%,slowdown=5%,stall=1%,corrupt=1%".
 func ParseFaults(s string) (Faults, error) {
 	var f Faults
 	var err error
@@ -79,8 +82,10 @@ func ParseFaults(s string) (Faults, error) {
 			f.Slowdown = p
 		case "stall":
 			f.Stall = p
+		case "corrupt":
+			f.Corrupt = p
 		default:
-			return f, fmt.Errorf("unknown fault %q: use reset, timeout, slowdown, stall or pause", k)
+			return f, fmt.Errorf("unknown fault %q: use reset, timeout, slowdown, stall, corrupt or pause", k)
 		}
 	}
 	if f.Reset+f.Timeout+f.Slowdown+f.Stall > 1 {
@@ -91,7 +96,7 @@ func ParseFaults(s string) (Faults, error) {
 
 // FaultCounts counts the faults injected, for tests and `lab` output.
 type FaultCounts struct {
-	Requests, Reset, Timeout, Slowdown, Stall atomic.Int64
+	Requests, Reset, Timeout, Slowdown, Stall, Corrupt atomic.Int64
 }
 
 // Behaviour wraps an API handler with the server-side behaviour of the
@@ -137,11 +142,59 @@ func (b *Behaviour) Wrap(next http.Handler) http.Handler {
 		case x < f.Reset+f.Timeout+f.Slowdown+f.Stall:
 			b.Counts.Stall.Add(1)
 			next.ServeHTTP(&stallWriter{ResponseWriter: w, r: r, stop: b.Stop}, r)
+		case r.Method == http.MethodGet && rand.Float64() < f.Corrupt:
+			b.Counts.Corrupt.Add(1)
+			next.ServeHTTP(&corruptWriter{ResponseWriter: w}, r)
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
 }
+
+// corruptWriter flips one byte of a successful response's body, halfway
+// through it (its first byte when the length is not known).
+type corruptWriter struct {
+	http.ResponseWriter
+	ok          bool
+	at, written int64
+	done        bool
+	headers     bool
+}
+
+func (c *corruptWriter) WriteHeader(code int) {
+	if !c.headers {
+		c.headers = true
+		c.ok = code < 300
+		if n, err := strconv.ParseInt(c.Header().Get("Content-Length"), 10, 64); err == nil {
+			c.at = n / 2
+		}
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *corruptWriter) Write(p []byte) (int, error) {
+	if !c.headers {
+		c.WriteHeader(http.StatusOK)
+	}
+	if c.ok && !c.done && c.at >= c.written && c.at < c.written+int64(len(p)) {
+		c.done = true
+		q := append([]byte(nil), p...)
+		q[c.at-c.written] ^= 0x55
+		p = q
+	}
+	n, err := c.ResponseWriter.Write(p)
+	c.written += int64(n)
+	return n, err
+}
+
+// Flush and Unwrap keep http.ResponseController working through the wrapper.
+func (c *corruptWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (c *corruptWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 func (b *Behaviour) slowDown(w http.ResponseWriter) {
 	switch b.API {

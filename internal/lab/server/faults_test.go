@@ -42,6 +42,22 @@ func TestFaults(t *testing.T) {
 				t.Errorf("stall: read %d bytes, err %v; want half of 1024 and an error", len(b), rerr)
 			}
 		}},
+		{"corrupt=100%", func(t *testing.T, resp *http.Response, err error) {
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("corrupt: %v %v", resp, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			diff := 0
+			for i := range b {
+				if i < len(body) && b[i] != body[i] {
+					diff++
+				}
+			}
+			if len(b) != len(body) || diff != 1 {
+				t.Errorf("corrupt: %d bytes, %d differ; want %d and one", len(b), diff, len(body))
+			}
+		}},
 		{"", func(t *testing.T, resp *http.Response, err error) {
 			if err != nil || resp.StatusCode != 200 {
 				t.Fatalf("no fault: %v %v", resp, err)

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
 
 // Bucket is the bucket (or container) every embedded server starts with.
@@ -20,15 +20,28 @@ const Bucket = "objbench"
 
 var discardLog = log.New(io.Discard, "", 0)
 
-// S3Handler serves an in-memory S3-compatible API (gofakes3) with the
-// lab bucket.
+// S3Handler serves an S3-compatible API (gofakes3) with the lab bucket,
+// its objects' bytes in files in a temporary folder (see diskStore). The
+// handler is an io.Closer: closing it removes the folder.
 func S3Handler(string) (http.Handler, error) {
-	mem := s3mem.New()
-	if err := mem.CreateBucket(Bucket); err != nil {
+	dir, err := newStoreDir()
+	if err != nil {
+		return nil, fmt.Errorf("lab store: %w", err)
+	}
+	store := newDiskStore(dir.path)
+	if err := store.CreateBucket(Bucket); err != nil {
+		dir.Close()
 		return nil, err
 	}
-	fake := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
-	return decodeAWSChunked(fake.Server()), nil
+	fake := gofakes3.New(store, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
+	return &closingHandler{Handler: decodeAWSChunked(fake.Server()), Closer: dir}, nil
+}
+
+// closingHandler is a handler with resources to release when its server
+// stops.
+type closingHandler struct {
+	http.Handler
+	io.Closer
 }
 
 // GCSHandler serves an in-memory GCS JSON API (fake-gcs-server) with the

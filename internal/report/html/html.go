@@ -158,6 +158,9 @@ func runSummary(r HTMLRun) runView {
 	for _, k := range slices.Sorted(maps.Keys(r.Meta)) {
 		rv.Meta = append(rv.Meta, [2]string{k, r.Meta[k]})
 	}
+	if cs := cutShortOf(r.Doc); cs != nil {
+		rv.Meta = append(rv.Meta, [2]string{"cut short", cs.Sentence()})
+	}
 	return rv
 }
 
@@ -489,4 +492,12 @@ func startupFigures(runs []HTMLRun) ([]figure, []startupTable) {
 		figs = append(figs, figure{"Distribution of the child's wall time from exec to exit (" + sc + "), top 1% of each environment stripped, as seed 002's charts.", c.svg()})
 	}
 	return figs, tabs
+}
+
+// cutShortOf is a run's note of being cut short (nil: finished, or no document).
+func cutShortOf(d document.Doc) *document.CutShort {
+	if d == nil {
+		return nil
+	}
+	return d.Head().CutShort
 }

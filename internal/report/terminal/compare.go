@@ -17,6 +17,9 @@ import (
 // changes and their intervals, then the crossovers.
 func WriteComparison(w io.Writer, c analysis.Comparison) {
 	fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)\n", c.A, c.ALabel, c.B, c.BLabel)
+	for _, cs := range c.CutShort {
+		fmt.Fprintln(w, cs)
+	}
 	if len(c.Explain) > 0 {
 		writeExplainComparison(w, c)
 		return

@@ -17,6 +17,10 @@ type LiveStatus struct {
 	w    io.Writer
 	on   bool // one line per interval
 	last string
+	// done is the step's operations completed so far (failed included),
+	// printed at the end of each line: a run killed keeps at least that
+	// many in its journal.
+	done int64
 }
 
 // NewLiveStatus prints to w when on (no progress bar is drawn).
@@ -37,9 +41,18 @@ func (s *LiveStatus) Interval(st StepStatus, ivs []stats.Interval) {
 	if len(ivs) > 0 {
 		fmt.Fprintf(&b, " | in-flight %d late %d dropped %d conns +%d", inflight, late, dropped, ivs[0].NewConns)
 	}
-	line := fmt.Sprintf("%6.1fs%s", ivs[0].EndS, b.String())
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ivs[0].StartS == 0 { // a step's first interval
+		s.done = 0
+	}
+	for _, iv := range ivs {
+		s.done += iv.Count + iv.Errors
+	}
+	if len(ivs) > 0 {
+		fmt.Fprintf(&b, " done %d", s.done)
+	}
+	line := fmt.Sprintf("%6.1fs%s", ivs[0].EndS, b.String())
 	s.last = line
 	if s.on && st.Paced {
 		fmt.Fprintln(s.w, line)

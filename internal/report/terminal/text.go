@@ -47,6 +47,9 @@ func header(w io.Writer, d *document.Document) {
 		fmt.Fprint(w, " (interrupted: partial results)")
 	}
 	fmt.Fprintln(w)
+	if d.CutShort != nil {
+		fmt.Fprintf(w, "%s\n", d.CutShort.Sentence())
+	}
 	if l := d.Lab; l != nil {
 		tls := "plain HTTP"
 		if l.TLS {

@@ -3,7 +3,6 @@
 package azure
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -19,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
@@ -146,8 +146,8 @@ func (b *Backend) putBlocks(ctx context.Context, bb *blockblob.Client, body io.R
 		binary.BigEndian.PutUint64(id, uint64(i))
 		ids[i] = base64.StdEncoding.EncodeToString(id)
 	}
-	err := storage.UploadParts(ctx, body, size, b.partSize, b.parts, func(ctx context.Context, i int, part []byte) error {
-		_, err := bb.StageBlock(ctx, ids[i], streaming.NopCloser(bytes.NewReader(part)), nil)
+	err := storage.UploadParts(ctx, body, size, b.partSize, b.parts, func(ctx context.Context, i int, part *io.SectionReader) error {
+		_, err := bb.StageBlock(ctx, ids[i], streaming.NopCloser(part), nil)
 		return err
 	})
 	if err != nil {
@@ -169,6 +169,20 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
 	}
 	return n, nil
+}
+
+// GetRange implements storage.RangeGetter with a ranged download.
+func (b *Backend) GetRange(ctx context.Context, key string, off, n int64, w io.Writer) (int64, error) {
+	resp, err := b.container.NewBlobClient(key).DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
+	if err != nil {
+		return 0, mapErr("get", key, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return got, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading range at %d after %d bytes: %w", off, got, err)}
+	}
+	return got, nil
 }
 
 // Head implements storage.Backend.

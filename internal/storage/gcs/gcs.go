@@ -182,6 +182,20 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 	return n, nil
 }
 
+// GetRange implements storage.RangeGetter with a range reader.
+func (b *Backend) GetRange(ctx context.Context, key string, off, n int64, w io.Writer) (int64, error) {
+	r, err := b.bucket.Object(key).NewRangeReader(ctx, off, n)
+	if err != nil {
+		return 0, mapErr("get", key, err)
+	}
+	defer r.Close()
+	got, err := io.Copy(w, r)
+	if err != nil {
+		return got, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading range at %d after %d bytes: %w", off, got, err)}
+	}
+	return got, nil
+}
+
 // Head implements storage.Backend.
 func (b *Backend) Head(ctx context.Context, key string) (storage.ObjectInfo, error) {
 	a, err := b.bucket.Object(key).Attrs(ctx)

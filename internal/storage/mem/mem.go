@@ -108,6 +108,18 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 	return io.Copy(w, bytes.NewReader(o.data))
 }
 
+// GetRange implements storage.RangeGetter.
+func (b *Backend) GetRange(ctx context.Context, key string, off, n int64, w io.Writer) (int64, error) {
+	o, err := b.get(ctx, "get", key)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 || off > int64(len(o.data)) {
+		return 0, &storage.Error{Op: "get", Key: key, Status: 416, Class: storage.ClassClient, Err: fmt.Errorf("range at %d beyond %d bytes", off, len(o.data))}
+	}
+	return io.Copy(w, bytes.NewReader(o.data[off:min(off+n, int64(len(o.data)))]))
+}
+
 func (b *Backend) get(ctx context.Context, op, key string) (object, error) {
 	if err := ctxErr(ctx, op, key); err != nil {
 		return object{}, err

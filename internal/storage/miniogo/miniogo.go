@@ -204,8 +204,8 @@ func (b *Backend) putMultipart(ctx context.Context, key string, body io.ReadSeek
 	}
 	n := max((size+partSize-1)/partSize, 1)
 	done := make([]minio.CompletePart, n)
-	err = storage.UploadParts(ctx, body, size, partSize, parts, func(ctx context.Context, i int, part []byte) error {
-		p, err := b.core.PutObjectPart(ctx, b.bucket, key, id, i+1, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{})
+	err = storage.UploadParts(ctx, body, size, partSize, parts, func(ctx context.Context, i int, part *io.SectionReader) error {
+		p, err := b.core.PutObjectPart(ctx, b.bucket, key, id, i+1, part, part.Size(), minio.PutObjectPartOptions{})
 		if err != nil {
 			return err
 		}
@@ -235,6 +235,24 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
 	}
 	return n, nil
+}
+
+// GetRange implements storage.RangeGetter with a ranged GetObject.
+func (b *Backend) GetRange(ctx context.Context, key string, off, n int64, w io.Writer) (int64, error) {
+	opts := minio.GetObjectOptions{}
+	if err := opts.SetRange(off, off+n-1); err != nil {
+		return 0, &storage.Error{Op: "get", Key: key, Class: storage.ClassClient, Err: err}
+	}
+	body, _, _, err := b.core.GetObject(ctx, b.bucket, key, opts)
+	if err != nil {
+		return 0, mapErr("get", key, err)
+	}
+	defer body.Close()
+	got, err := storage.CopyBody(w, body)
+	if err != nil {
+		return got, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading range at %d after %d bytes: %w", off, got, err)}
+	}
+	return got, nil
 }
 
 // Head implements storage.Backend with StatObject (HEAD).
