@@ -158,8 +158,8 @@ func TestRootlessNamespaces(t *testing.T) {
 		t.Errorf("the program's id and capabilities: %q; want uid %d and none", out, rootlessUID)
 	}
 
-	if testing.Short() {
-		t.Skip("timing checks")
+	if testing.Short() || raceEnabled {
+		t.Skip("timing checks: they run in the timing step, without -race")
 	}
 	rtt := 80 * time.Millisecond
 	if _, err := exec.LookPath("python3"); err == nil {
