@@ -169,15 +169,8 @@ func Relaunch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}()
 	err = cmd.Wait()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, nil
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return ee.ExitCode(), nil
+	if code, ok := ExitCode(err); ok {
+		return code, nil
 	}
 	return 0, fmt.Errorf("user namespace: %w", err)
 }
