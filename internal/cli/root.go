@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -40,6 +42,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	if errors.Is(err, lab.ErrRelaunch) {
+		// The lab's namespaces need a user namespace: the same command
+		// again in one, before it has printed or saved anything.
+		code, rerr := lab.Relaunch(ctx, args, os.Stdin, stdout, stderr)
+		if rerr == nil {
+			return code
+		}
+		err = rerr
+	}
 	if err != nil && isCobraUsage(err) {
 		err = usage.Wrap(err)
 	}

@@ -113,6 +113,10 @@ type LabInfo struct {
 	// NetworkNote says why a run fell back to netstack where namespaces
 	// are unavailable, and what that path cannot show; empty otherwise.
 	NetworkNote string `json:"network_note,omitempty"`
+	// Rootless is true when the netns path ran in a user namespace
+	// objbench made (not root: as rootless containers do), the program
+	// as the user's own id.
+	Rootless bool `json:"rootless,omitempty"`
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netns"
 	"github.com/objbench/objbench/internal/lab/server"
 )
 
@@ -110,7 +111,7 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := cmd.Start
 	if l.kn != nil { // the program's own TCP on the wire: start it in its namespace
-		start = func() error { return l.kn.pair.Client.Do(cmd.Start) }
+		start = func() error { return l.kn.pair.Client.Start(cmd) }
 	}
 	if err := start(); err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
@@ -133,15 +134,8 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 	// What the command left running in its group would talk to a lab
 	// that is about to stop: end it with the command.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, nil
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return ee.ExitCode(), nil
+	if code, ok := netns.ExitCode(err); ok {
+		return code, nil
 	}
 	return 0, fmt.Errorf("%s: %s", strings.Join(argv, " "), err)
 }

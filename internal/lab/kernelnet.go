@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -29,11 +30,29 @@ const (
 
 // NetworkHelp is the --network flag's help.
 const NetworkHelp = "the program's network path: netns runs it in a network namespace of its own whose only route is the emulated wire " +
-	"(its own TCP: connect, Nagle, delayed ACKs, buffers; needs Linux and root), netstack gives it local endpoints on 127.0.0.1 " +
+	"(its own TCP: connect, Nagle, delayed ACKs, buffers; needs Linux, and root or user namespaces), netstack gives it local endpoints on 127.0.0.1 " +
 	"forwarded across the wire (works anywhere, hides its own TCP), auto picks netns where it works"
 
 // namespacesAvailable is netns.Available (a test stands in for a machine without namespaces).
 var namespacesAvailable = netns.Available
+
+// euid and canRelaunch are os.Geteuid and netns.CanRelaunch (a test
+// stands in for an unprivileged user with or without user namespaces).
+var (
+	euid        = os.Geteuid
+	canRelaunch = netns.CanRelaunch
+)
+
+// ErrRelaunch says the lab's netns path needs objbench to run in a user
+// namespace of its own: the command starts it again there (Relaunch) and
+// passes on its exit status.
+var ErrRelaunch = netns.ErrRelaunch
+
+// Relaunch runs objbench again with args in a user namespace of its own
+// (see netns.Relaunch), for a lab that returned ErrRelaunch.
+func Relaunch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	return netns.Relaunch(ctx, args, stdin, stdout, stderr)
+}
 
 // kernelNet is the netns path: the program's namespace and the servers'
 // joined by the lab's wire, with resolvers for the program.
@@ -70,8 +89,18 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 	if err == nil {
 		return NetworkNetns, "", nil
 	}
+	if euid() != 0 && !netns.Rootless() {
+		// Not root: a user namespace of its own gives objbench the
+		// namespaces, as rootless containers have them, where the
+		// kernel allows it; else its reason is the one to show.
+		rerr := canRelaunch()
+		if rerr == nil {
+			return "", "", ErrRelaunch
+		}
+		err = rerr
+	}
 	if mode == NetworkNetns {
-		return "", "", fmt.Errorf("lab network netns: %w (it needs Linux, root and /dev/net/tun; --network netstack works anywhere)", err)
+		return "", "", fmt.Errorf("lab network netns: %w (it needs Linux, root or user namespaces, and /dev/net/tun; --network netstack works anywhere)", err)
 	}
 	if l.cfg.OwnClient {
 		return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): objbench's own TCP is the lab's user-space stacks, "+
@@ -203,3 +232,7 @@ func (l *Lab) ProgramHosts() []string {
 // Notice is a line to show the user about the lab's network ("" for
 // none): that auto fell back to the netstack path, and what that hides.
 func (l *Lab) Notice() string { return l.notice }
+
+// Rootless says whether the netns path runs in a user namespace objbench
+// made (it was started by a user other than root).
+func (l *Lab) Rootless() bool { return l.kn != nil && netns.Rootless() }

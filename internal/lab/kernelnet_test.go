@@ -280,3 +280,48 @@ func netnsRefs() []string {
 	}
 	return refs
 }
+
+// TestRootlessChoice: as a user other than root, where namespaces need a
+// user namespace, auto and netns ask to be started again in one
+// (ErrRelaunch) where the kernel allows it; where it does not, auto falls
+// back with a notice that says which setting and its fix, and netns
+// refuses with it.
+func TestRootlessChoice(t *testing.T) {
+	rtt := 20 * time.Millisecond
+	savedNS, savedEUID, savedCan := namespacesAvailable, euid, canRelaunch
+	defer func() { namespacesAvailable, euid, canRelaunch = savedNS, savedEUID, savedCan }()
+	namespacesAvailable = func() error { return errors.New("netns: new network namespace: operation not permitted") }
+	euid = func() int { return 1000 }
+	disabled := errors.New("unprivileged user namespaces are disabled: user.max_user_namespaces=0; enable them with sudo sysctl -w user.max_user_namespaces=15000")
+	for _, tc := range []struct {
+		name    string
+		network string
+		can     error
+		wantErr error  // from Start
+		errText string // in Start's error
+		note    string // in the notice
+	}{
+		{"auto, user namespaces", NetworkAuto, nil, ErrRelaunch, "", ""},
+		{"netns, user namespaces", NetworkNetns, nil, ErrRelaunch, "", ""},
+		{"auto, none", NetworkAuto, disabled, nil, "", "sysctl -w user.max_user_namespaces=15000"},
+		{"netns, none", NetworkNetns, disabled, nil, "sysctl -w user.max_user_namespaces=15000", ""},
+		{"netstack", NetworkNetstack, nil, nil, "", ""},
+	} {
+		canRelaunch = func() error { return tc.can }
+		l, err := Start(context.Background(), Config{RTT: &rtt, Network: tc.network})
+		switch {
+		case tc.wantErr != nil || tc.errText != "":
+			if err == nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.errText) {
+				t.Errorf("%s: %v, want %v %q", tc.name, err, tc.wantErr, tc.errText)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		default:
+			info := l.Info("s3")
+			if info.Network != NetworkNetstack || info.Rootless || !strings.Contains(l.Notice(), tc.note) || (tc.note == "") != (l.Notice() == "") {
+				t.Errorf("%s: network %q, rootless %v, notice %q; want netstack, notice with %q", tc.name, info.Network, info.Rootless, l.Notice(), tc.note)
+			}
+			l.Close()
+		}
+	}
+}

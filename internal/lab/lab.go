@@ -625,6 +625,7 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		DNSms:       float64(l.cfg.DNSTime) / float64(time.Millisecond),
 		Network:     n.Model,
 		NetworkNote: l.notice,
+		Rootless:    l.Rootless(),
 		RecvBuffer:  n.RecvBuffer,
 		SendBuffer:  n.SendBuffer,
 	}

@@ -3,10 +3,12 @@
 // user-space wire (netem.Pipe). The namespaces are anonymous: the kernel
 // removes one, with its devices, when its last handle closes or its last
 // process exits, so nothing is left behind even when objbench is killed.
-// It needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and /dev/net/tun.
+// It needs CAP_SYS_ADMIN and CAP_NET_ADMIN (root, or a user namespace of
+// objbench's own: Relaunch) and /dev/net/tun.
 package netns
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -243,7 +245,14 @@ func ifUp(name string, mtu int) error {
 			}
 			ifr.SetUint32(txQueue)
 			if err := unix.IoctlIfreq(fd, unix.SIOCSIFTXQLEN, ifr); err != nil {
-				return fmt.Errorf("netns: transmit queue of %s: %w", name, err)
+				// The ioctl wants the capability in the first user
+				// namespace; rtnetlink's in the device's (rootless).
+				if !errors.Is(err, unix.EPERM) {
+					return fmt.Errorf("netns: transmit queue of %s: %w", name, err)
+				}
+				if err := setTxQueue(fd, name, txQueue); err != nil {
+					return fmt.Errorf("netns: transmit queue of %s: %w", name, err)
+				}
 			}
 		}
 		if mtu > 0 {
@@ -269,4 +278,47 @@ func ifUp(name string, mtu int) error {
 		}
 		return nil
 	})
+}
+
+// setTxQueue sets the transmit queue of the device name by rtnetlink
+// (fd is a socket in its namespace, for its index).
+func setTxQueue(fd int, name string, qlen uint32) error {
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFINDEX, ifr); err != nil {
+		return err
+	}
+	nl, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(nl)
+	const hdr, info, attr = unix.SizeofNlMsghdr, unix.SizeofIfInfomsg, unix.SizeofRtAttr + 4
+	msg := make([]byte, hdr+info+attr)
+	ne := binary.NativeEndian
+	ne.PutUint32(msg[0:], uint32(len(msg)))
+	ne.PutUint16(msg[4:], unix.RTM_NEWLINK)
+	ne.PutUint16(msg[6:], unix.NLM_F_REQUEST|unix.NLM_F_ACK)
+	ne.PutUint32(msg[8:], 1)                        // sequence
+	ne.PutUint32(msg[hdr+4:], uint32(ifr.Uint32())) // ifi_index
+	ne.PutUint16(msg[hdr+info:], attr)
+	ne.PutUint16(msg[hdr+info+2:], unix.IFLA_TXQLEN)
+	ne.PutUint32(msg[hdr+info+4:], qlen)
+	if err := unix.Sendto(nl, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return err
+	}
+	buf := make([]byte, 4096)
+	n, _, err := unix.Recvfrom(nl, buf, 0)
+	if err != nil {
+		return err
+	}
+	if n < hdr+4 || ne.Uint16(buf[4:]) != unix.NLMSG_ERROR {
+		return errors.New("rtnetlink: no acknowledgement")
+	}
+	if code := int32(ne.Uint32(buf[hdr:])); code != 0 {
+		return unix.Errno(-code)
+	}
+	return nil
 }

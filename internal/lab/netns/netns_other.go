@@ -5,9 +5,12 @@
 package netns
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -45,3 +48,20 @@ func Cubic(string, string, syscall.RawConn) error { return nil }
 
 // Close does nothing.
 func (n *NS) Close() error { return nil }
+
+// Rootless is false: no user namespaces here.
+func Rootless() bool { return false }
+
+// ErrRelaunch is never returned here.
+var ErrRelaunch = errors.New("network namespaces need a user namespace: start objbench again in one")
+
+// CanRelaunch fails: no user namespaces here.
+func CanRelaunch() error { return errUnsupported }
+
+// Relaunch fails: no user namespaces here.
+func Relaunch(context.Context, []string, io.Reader, io.Writer, io.Writer) (int, error) {
+	return 0, errUnsupported
+}
+
+// Start fails: no namespaces here.
+func (n *NS) Start(*exec.Cmd) error { return errUnsupported }

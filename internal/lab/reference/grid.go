@@ -92,7 +92,8 @@ func (c Case) Gap() float64 {
 }
 
 // Full is the grid bench/grid.sh runs by default: RTT 10 to 150 ms; no
-// cap, 50 Mbit, 200 Mbit and 1 Gbit; queues of one and a quarter BDP;
+// cap, 50 Mbit, 200 Mbit and 1 Gbit; queues of one and a quarter BDP and
+// of 8 packets, downloads and uploads;
 // loss 0, 0.1% and 1%; 64 KiB to 64 MiB; GET and PUT; cold and warm. Not
 // every combination: each dimension is swept around a middle point.
 func Full() []Case {
@@ -117,13 +118,20 @@ func Full() []Case {
 		c.Size = size
 		add(c)
 	}
+	// Behind each rate, queues of one BDP, a quarter and 8 packets (q 0),
+	// downloads at 40 and 100 ms and uploads at 40 ms.
 	for _, rate := range []int64{50e6, 200e6, 1e9} {
-		for _, q := range []float64{1, 0.25} {
+		for _, q := range []float64{1, 0.25, 0} {
 			for _, rtt := range []time.Duration{40, 100} {
-				c := mid
-				c.RTT, c.Rate = rtt*time.Millisecond, rate
-				c.Queue = max(int(q*float64(c.BDP())), 8*1500)
-				add(c)
+				for _, op := range []string{"GET", "PUT"} {
+					if op == "PUT" && rtt != 40 {
+						continue
+					}
+					c := mid
+					c.RTT, c.Rate, c.Op = rtt*time.Millisecond, rate, op
+					c.Queue = max(int(q*float64(c.BDP())), 8*1500)
+					add(c)
+				}
 			}
 		}
 	}

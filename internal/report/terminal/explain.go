@@ -57,7 +57,11 @@ func WriteExplain(w io.Writer, d *document.ExplainDocument, whatIf bool) error {
 		if l.TLS {
 			tls = "TLS"
 		}
-		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s%s; recorded at the lab's servers\n", l.Profile, report.Num(l.RTTms), tls, networkPath(l.Network))
+		path := networkPath(l.Network)
+		if l.Rootless { // in a user namespace of objbench's own
+			path = strings.Replace(path, "network netns", "network netns, rootless", 1)
+		}
+		fmt.Fprintf(ew, "lab: profile %s, round trip %s ms, %s%s; recorded at the lab's servers\n", l.Profile, report.Num(l.RTTms), tls, path)
 		if l.NetworkNote != "" {
 			fmt.Fprintf(ew, "lab: %s\n", l.NetworkNote)
 		}
