@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,63 @@ func TestRunRangedDownload(t *testing.T) {
 				t.Errorf("finding naming corrupt bodies: %v, want %v", named, tc.wantCorrupt)
 			}
 		})
+	}
+}
+
+// TestRunRangedSweep: the ranges workload on the lab with a small object
+// reads it in one stream, then at the grid's points below its size (a
+// representative few), and a finding names the fastest; the document
+// matches the schema (runCLI checks it).
+func TestRunRangedSweep(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "run", "--json", "-q", "--workload", "ranges", "--sizes", "24MiB", "--size-count", "1", "--no-save")
+	var d struct {
+		Results []struct {
+			Workload string `json:"workload"`
+			Op       string `json:"op"`
+			Count    int64  `json:"count"`
+			Parts    *struct {
+				Count     int64 `json:"count"`
+				SizeBytes int64 `json:"size_bytes"`
+				Parallel  int   `json:"parallel"`
+			} `json:"parts"`
+		} `json:"results"`
+		Findings []struct {
+			ID       string             `json:"id"`
+			Text     string             `json:"text"`
+			Evidence map[string]float64 `json:"evidence"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, errOut)
+	}
+	var got []string
+	for _, r := range d.Results {
+		if r.Workload != "ranges" || r.Op != "get" {
+			continue
+		}
+		if r.Count != 1 {
+			t.Errorf("a sweep step read %d objects, want 1", r.Count)
+		}
+		if r.Parts == nil {
+			got = append(got, "stream")
+			continue
+		}
+		if want := (24<<20 + r.Parts.SizeBytes - 1) / r.Parts.SizeBytes; r.Parts.Count != want {
+			t.Errorf("%d-byte parts: %d parts, want %d", r.Parts.SizeBytes, r.Parts.Count, want)
+		}
+		got = append(got, fmt.Sprintf("%dMiBx%d", r.Parts.SizeBytes>>20, r.Parts.Parallel))
+	}
+	if s := strings.Join(got, " "); s != "stream 4MiBx4 4MiBx8 8MiBx4 16MiBx4" {
+		t.Errorf("sweep steps %q", s)
+	}
+	var named bool
+	for _, f := range d.Findings {
+		if f.ID == "range-sweep-24MiB" {
+			named = f.Evidence["part_size_bytes"] > 0 && f.Evidence["stream_mb_per_s"] > 0 && strings.Contains(f.Text, "24MiB objects")
+		}
+	}
+	if !named {
+		t.Errorf("no range-sweep-24MiB finding naming the best configuration: %+v", d.Findings)
 	}
 }
