@@ -128,3 +128,82 @@ func TestRunRangedSweep(t *testing.T) {
 		t.Errorf("no range-sweep-24MiB finding naming the best configuration: %+v", d.Findings)
 	}
 }
+
+// TestStrategiesRangedDownload: with --download ranged every strategy's
+// GET row reads each object in ranges (3 requests for 3 parts), all of
+// them checked, and the options say so.
+func TestStrategiesRangedDownload(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		download string
+		wantReq  float64
+	}{{"stream", 1}, {"ranged", 3}} {
+		code, out, errOut := runCLI(t, context.Background(), "strategies", "--json", "-q", "lab", "--lab-api", "s3", "--rtt", "0", "--no-tls",
+			"--size", "3MiB", "--objects", "2", "--download", tc.download, "--part-size", "1MiB", "--part-concurrency", "2", "--no-save")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.download, code, errOut)
+		}
+		var d struct {
+			Options    map[string]string `json:"options"`
+			Strategies []struct {
+				Strategy  string  `json:"strategy"`
+				Op        string  `json:"op"`
+				Available bool    `json:"available"`
+				Errors    int64   `json:"errors"`
+				ReqPerObj float64 `json:"requests_per_object"`
+			} `json:"strategies"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := d.Options["download"], map[string]string{"ranged": "ranged"}[tc.download]; got != want {
+			t.Errorf("%s: options download %q, want %q", tc.download, got, want)
+		}
+		gets := 0
+		for _, r := range d.Strategies {
+			if r.Op != "get" || !r.Available {
+				continue
+			}
+			gets++
+			if r.Errors != 0 || r.ReqPerObj != tc.wantReq {
+				t.Errorf("%s %s: %d errors, %.2f requests per object, want %.0f", tc.download, r.Strategy, r.Errors, r.ReqPerObj, tc.wantReq)
+			}
+		}
+		if gets < 3 {
+			t.Errorf("%s: %d GET rows available", tc.download, gets)
+		}
+	}
+}
+
+// TestRunRangedConcurrency: --download ranged applies to the concurrency
+// workload's GETs too: each of its objects is read in parts.
+func TestRunRangedConcurrency(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "run", "--json", "-q", "--workload", "concurrency", "--concurrency", "2",
+		"--concurrency-size", "3MiB", "--download", "ranged", "--part-size", "1MiB", "--part-concurrency", "2", "--no-save")
+	var d struct {
+		Results []struct {
+			Op    string `json:"op"`
+			Count int64  `json:"count"`
+			Parts *struct {
+				Count int64 `json:"count"`
+			} `json:"parts"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, errOut)
+	}
+	gets := 0
+	for _, r := range d.Results {
+		if r.Op != "get" {
+			continue
+		}
+		gets++
+		if r.Parts == nil || r.Count == 0 || r.Parts.Count != 3*r.Count {
+			t.Errorf("concurrency GET: %d objects, parts %+v, want 3 parts each", r.Count, r.Parts)
+		}
+	}
+	if gets != 1 {
+		t.Errorf("%d GET steps, want 1", gets)
+	}
+}
