@@ -87,10 +87,10 @@ if [[ -z ${OBJBENCH_TEST_S3_ENDPOINT:-} ]]; then
 fi
 export AWS_ACCESS_KEY_ID=$OBJBENCH_TEST_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$OBJBENCH_TEST_S3_SECRET_KEY AWS_REGION=us-east-1
 ep=$OBJBENCH_TEST_S3_ENDPOINT bucket=objbench-bench size=$((1 << 30)) part=8 par=16
-py=$root/.cache/clients/venv/bin/python
-[[ -x $py ]] || py=/work/main/.cache/clients/venv/bin/python
+cache=${OBJBENCH_CACHE:-$root/.cache}
+py=$cache/clients/venv/bin/python
 s5=$(command -v s5cmd || true)
-[[ -n $s5 ]] || { [[ -x $root/.cache/bin/s5cmd ]] && s5=$root/.cache/bin/s5cmd; } || true
+[[ -n $s5 ]] || { [[ -x $cache/bin/s5cmd ]] && s5=$cache/bin/s5cmd; } || true
 printf '%-40s %10s %8s\n' "GET 1 GiB from MinIO (${part} MiB x ${par})" MB/s ratio
 # objbench: three ranged GETs of its own 1 GiB object, each checked as it streams.
 "$tmp/objbench" run "s3://$bucket" --endpoint "$ep" --create-bucket --workload throughput --sizes 1GiB --size-count 3 \

@@ -38,6 +38,7 @@ var rules = []Rule{
 	tailRule,
 	sizeFitRule,
 	concurrencyRule,
+	rangeSweepRule,
 	errorsRule,
 	emptyStepsRule,
 	expectRule,

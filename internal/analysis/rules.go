@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/units"
@@ -22,6 +23,9 @@ func stepName(r document.Result) string {
 	s := r.Op + " " + units.FormatSize(r.SizeBytes)
 	if r.Workload == "concurrency" || r.Concurrency > 1 {
 		s += " c=" + strconv.Itoa(r.Concurrency)
+	}
+	if r.Workload == load.Ranges && r.Parts != nil {
+		s += " parts=" + units.FormatSize(r.Parts.SizeBytes) + "x" + strconv.Itoa(r.Parts.Parallel)
 	}
 	return s
 }
@@ -198,7 +202,7 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 	var order []key
 	rpo := map[key]float64{}
 	for _, r := range doc.Results {
-		if r.Count == 0 || r.RequestsPerOp <= 1.05 {
+		if r.Count == 0 || r.RequestsPerOp <= 1.05 || (r.Workload == load.Ranges && r.Parts != nil) { // the sweep's ranges: rangeSweepRule
 			continue
 		}
 		k := key{r.Op, r.SizeBytes}

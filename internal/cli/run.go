@@ -39,7 +39,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	f.saveFlags.register(fl)
 	fl.StringVar(&f.conn, "conn", string(nettrace.Pooled), "connection strategy: pooled (keep-alive), fresh (new connection per request), h2 (HTTP/2, h2c on plain HTTP)")
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one round trip, wait100; without it the SDK's own default applies, see expect sent/waited)")
-	fl.StringVar(&f.Workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all)")
+	fl.StringVar(&f.Workloads, "workload", strings.Join(d.Workloads, ","), "workloads to run: latency, throughput, concurrency (or all), mixed, or ranges (a size sweep of ranged downloads at each of --sizes: part sizes 4, 8, 16, 32 MiB × 4, 8, 16 at a time, and a finding naming the fastest)")
 	fl.IntVar(&f.Objects, "objects", d.PoolObjects, "latency: objects in the GET pool")
 	fl.StringVar(&f.ObjectSize, "object-size", units.FormatSize(d.PoolSize), "latency: size of each pool object")
 	fl.IntVar(&f.Gets, "gets", d.Gets, "latency: GETs of random pool keys")

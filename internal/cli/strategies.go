@@ -24,6 +24,7 @@ type strategiesFlags struct {
 	viewFlags
 	load.StrategySettings
 	expectContinue bool
+	download       string
 	out            outFlags
 	shards         shardFlags
 }
@@ -50,6 +51,7 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
 	fl.StringVar(&f.Ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
 	fl.StringVar(&f.KeysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
+	fl.StringVar(&f.download, "download", load.DownloadStream, "how each strategy's GET reads an object: stream (one request) or ranged (byte ranges of --part-size, default 8MiB, --part-concurrency at a time, default 16, checked as they arrive; not with --keys-from)")
 	nameFields(fl, &f.StrategySettings)
 	f.out.register(fl, `print {"schema": "objbench/v1", "strategies": [...]}`, "no progress line")
 	fl.Var(f.out.th.For(threshold.Strategies), "threshold", threshold.Usage)
@@ -68,6 +70,10 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		return err
 	}
 	sizes, skipDownloads, err := f.StrategySettings.Check()
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	download, err := load.ParseDownload(f.download)
 	if err != nil {
 		return usage.Wrap(err)
 	}
@@ -97,6 +103,9 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	doc.Target, doc.Lab, doc.Labels = env.Info(), env.LabInfo, labels
 	doc.Options = map[string]string{"objects": fmt.Sprint(f.Objects), "size": f.Sizes, "parallel": fmt.Sprint(f.Parallel),
 		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.Ops}
+	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
+		doc.Options["download"] = download
+	}
 	f.shards.addTo(doc.Options, spec)
 	status := f.out.status(stdout, stderr)
 	sweep := &load.StrategySweep{
@@ -105,6 +114,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		},
 		Timeout: f.Timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
 		Objects: f.Objects, Sizes: sizes, RTT: env.LabRTT(), Keys: keys, SkipDownloads: skipDownloads,
+		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
 		Progress: func(op string, size int64, spec load.StrategySpec) {
 			status.Printf("%s %d × %s: %s", op, f.Objects, units.FormatSize(size), spec.Name)
 		},

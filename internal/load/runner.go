@@ -96,6 +96,9 @@ func (s *Step) Moved() int64 {
 
 // Name is a short label such as "get 1KiB c=1".
 func (s *Step) Name() string {
+	if s.Workload == Ranges && s.Parts != nil { // the sweep's steps differ by their parts
+		return s.Op + " " + units.FormatSize(s.Size) + " parts=" + units.FormatSize(s.Parts.Size) + "x" + strconv.Itoa(s.Parts.Parallel)
+	}
 	return s.Op + " " + units.FormatSize(s.Size) + " c=" + strconv.Itoa(s.Concurrency)
 }
 

@@ -174,6 +174,11 @@ type StrategyRun struct {
 	Keys []string
 	// SkipDownloads measures uploads only.
 	SkipDownloads bool
+	// Download, when ranged (--download ranged), reads each object objbench
+	// wrote in byte ranges over a pool, checked as they arrive, so that a
+	// strategy's row is its ranged download; keys named by Keys are read
+	// in one stream as before (their bytes are not objbench's).
+	Download Download
 	// Progress, when set, is told each row as it starts.
 	Progress func(op string, spec StrategySpec)
 	Written  KeySet
@@ -229,6 +234,10 @@ func (sr *StrategyRun) Run(ctx context.Context, specs []StrategySpec) ([]*Strate
 		do := func(ctx context.Context, b storage.Backend, key string) error {
 			_, err := b.Get(ctx, key, discard{})
 			return err
+		}
+		if sr.Download.Mode == DownloadRanged && len(sr.Keys) == 0 {
+			d, size := sr.Download, sr.Size
+			do = func(ctx context.Context, b storage.Backend, key string) error { return d.Get(ctx, b, key, size) }
 		}
 		res, err := sr.runOne(ctx, spec, "get", keys, do)
 		if err != nil {
@@ -336,10 +345,11 @@ type StrategySweep struct {
 	Keep    map[string]bool
 	Objects int
 	Sizes   []int64
-	// RTT, Keys and SkipDownloads are as in StrategyRun.
+	// RTT, Keys, SkipDownloads and Download are as in StrategyRun.
 	RTT           time.Duration
 	Keys          []string
 	SkipDownloads bool
+	Download      Download
 	// Progress, when set, is told each strategy as it starts.
 	Progress func(op string, size int64, spec StrategySpec)
 }
@@ -352,7 +362,7 @@ func (s *StrategySweep) Run(ctx context.Context, specs []StrategySpec) (all []*S
 	for _, size := range s.Sizes {
 		sr := &StrategyRun{NewClient: s.NewClient, Timeout: s.Timeout, Setup: s.Setup,
 			Prefix:  s.Prefix + units.FormatSize(size) + "/",
-			Objects: s.Objects, Size: size, RTT: s.RTT, Keys: s.Keys, SkipDownloads: s.SkipDownloads}
+			Objects: s.Objects, Size: size, RTT: s.RTT, Keys: s.Keys, SkipDownloads: s.SkipDownloads, Download: s.Download}
 		if s.Progress != nil {
 			sr.Progress = func(op string, spec StrategySpec) { s.Progress(op, size, spec) }
 		}

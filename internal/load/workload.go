@@ -44,6 +44,11 @@ type Options struct {
 	// Concurrency: at each level, LevelRequests(level) writes then reads of LevelSize.
 	Levels    []int
 	LevelSize int64
+	// Ranges (the size sweep of ranged downloads) at each of Sizes: the
+	// part sizes and parallelism tried (DefaultSweepPartSizes and
+	// DefaultSweepParallel when empty).
+	RangePartSizes []int64
+	RangeParallel  []int
 	// Requests, when > 0, replaces every per-step count above.
 	Requests int
 	// Duration bounds each step's wall time (0: none).
@@ -84,7 +89,7 @@ func ParseWorkloads(s string) ([]string, error) {
 		if w == "" || seen[w] {
 			continue
 		}
-		if w == Mixed {
+		if w == Mixed || w == Ranges {
 			seen[w] = true
 			out = append(out, w)
 			continue
@@ -97,7 +102,7 @@ func ParseWorkloads(s string) ([]string, error) {
 			ok = ok || k == w
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown workload %q: use %s or mixed", w, strings.Join(Workloads, ", "))
+			return nil, fmt.Errorf("unknown workload %q: use %s, mixed or ranges", w, strings.Join(Workloads, ", "))
 		}
 		seen[w] = true
 		out = append(out, w)
@@ -221,6 +226,8 @@ func (s *Session) plan() []action {
 			acts = append(acts, s.planConcurrency()...)
 		case Mixed:
 			acts = append(acts, s.planMixed()...)
+		case Ranges:
+			acts = append(acts, s.planRanges()...)
 		}
 	}
 	return acts

@@ -35,25 +35,30 @@ func AzureConnectionString(scheme, blobEndpoint string) string {
 type Azurite struct {
 	// Addr is its loopback address, host:port.
 	Addr string
+	// Dir is the store folder Azurite keeps its blobs in.
+	Dir string
 	// Stop ends the process and removes its folder.
 	Stop func()
 }
 
 // StartAzurite runs azurite-blob as a child process on 127.0.0.1:port (0
-// picks a free port) with a temporary folder, serving HTTPS with certPEM
+// picks a free port) keeping its blobs on disk (--location) in a lab store
+// folder (see newStoreDir: removed on Stop, or at the next lab's start
+// after a kill), never --inMemoryPersistence, serving HTTPS with certPEM
 // and keyPEM when they are given. ErrNoAzurite when it is not on PATH.
 func StartAzurite(ctx context.Context, port int, certPEM, keyPEM []byte) (*Azurite, error) {
 	bin, err := exec.LookPath("azurite-blob")
 	if err != nil {
 		return nil, ErrNoAzurite
 	}
-	dir, err := os.MkdirTemp("", "objbench-azurite-")
+	sd, err := newStoreDir()
 	if err != nil {
 		return nil, fmt.Errorf("lab azure: %w", err)
 	}
+	dir := sd.path
 	if port == 0 {
 		if port, err = freePort(); err != nil {
-			os.RemoveAll(dir)
+			sd.Close()
 			return nil, fmt.Errorf("lab azure: %w", err)
 		}
 	}
@@ -62,11 +67,11 @@ func StartAzurite(ctx context.Context, port int, certPEM, keyPEM []byte) (*Azuri
 	if certPEM != nil {
 		cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 		if err := os.WriteFile(cert, certPEM, 0o600); err != nil {
-			os.RemoveAll(dir)
+			sd.Close()
 			return nil, err
 		}
 		if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
-			os.RemoveAll(dir)
+			sd.Close()
 			return nil, err
 		}
 		args = append(args, "--cert", cert, "--key", key)
@@ -77,7 +82,7 @@ func StartAzurite(ctx context.Context, port int, certPEM, keyPEM []byte) (*Azuri
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
+		sd.Close()
 		return nil, fmt.Errorf("lab azure: start azurite-blob: %w", err)
 	}
 	exited := make(chan struct{})
@@ -90,14 +95,14 @@ func StartAzurite(ctx context.Context, port int, certPEM, keyPEM []byte) (*Azuri
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
-		os.RemoveAll(dir)
+		sd.Close()
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	if err := waitPort(ctx, addr, exited, 60*time.Second); err != nil {
 		stop()
 		return nil, fmt.Errorf("lab azure: azurite-blob did not start: %w: %s", err, strings.TrimSpace(out.String()))
 	}
-	return &Azurite{Addr: addr, Stop: stop}, nil
+	return &Azurite{Addr: addr, Dir: dir, Stop: stop}, nil
 }
 
 func freePort() (int, error) {

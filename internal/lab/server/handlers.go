@@ -44,12 +44,20 @@ type closingHandler struct {
 	io.Closer
 }
 
-// GCSHandler serves an in-memory GCS JSON API (fake-gcs-server) with the
-// lab bucket; resumable upload sessions point back at publicURL.
+// GCSHandler serves a GCS JSON API (fake-gcs-server) with the lab bucket;
+// resumable upload sessions point back at publicURL. Objects are files in
+// a store folder of their own (fake-gcs-server's filesystem backend), so
+// they do not stay in memory; the handler is an io.Closer that removes
+// the folder. fake-gcs-server reads an upload's body whole before it
+// writes the file, so an upload passes through memory once.
 func GCSHandler(publicURL string) (http.Handler, error) {
 	u, err := url.Parse(publicURL)
 	if err != nil {
 		return nil, err
+	}
+	dir, err := newStoreDir()
+	if err != nil {
+		return nil, fmt.Errorf("lab store: %w", err)
 	}
 	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
 		NoListener:  true,
@@ -58,8 +66,10 @@ func GCSHandler(publicURL string) (http.Handler, error) {
 		ExternalURL: publicURL,
 		PublicHost:  u.Host,
 		Writer:      io.Discard,
+		StorageRoot: dir.path,
 	})
 	if err != nil {
+		dir.Close()
 		return nil, err
 	}
 	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: Bucket})
@@ -67,8 +77,8 @@ func GCSHandler(publicURL string) (http.Handler, error) {
 	// fake-gcs-server takes any other host for a virtual-hosted bucket name;
 	// a request made straight to the server, bypassing the link (lab
 	// check's baseline), means the lab's bucket all the same.
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return &closingHandler{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Host = u.Host
 		h.ServeHTTP(w, r)
-	}), nil
+	}), Closer: dir}, nil
 }
