@@ -12,6 +12,7 @@ import (
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/journal"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report/terminal"
@@ -128,13 +129,13 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
 	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
-	jr := startJournal(ctx, g, !f.noSave && !f.noJournal, sr.SaveID(runID), doc, string(strategy), &f.open.OpenSettings,
+	jr := journal.Start(ctx, g.db, !f.noSave && !f.noJournal, sr.SaveID(runID), doc, string(strategy), &f.open.OpenSettings,
 		f.open.Interval, sr, f.shards.resultsEvery, stderr)
-	defer jr.close()
+	defer jr.Close()
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
 			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) {
-				jr.interval(st, ivs) // journaled before it is shown: a line printed is a line kept
+				jr.Interval(st, ivs) // journaled before it is shown: a line printed is a line kept
 				live.Interval(stepStatus(st), ivs)
 			}, Ready: sr.WaitStart},
 		Setup:    env.Setup.Backend,
@@ -144,12 +145,12 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
 		BeforeStep: func(i, n int, st *load.Step) {
 			rec.Begin(i)
-			jr.beginStep(i, st)
+			jr.BeginStep(i, st)
 			progress.Step(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
 			sr.StepDone(res.Wall)
-			jr.result(rec.Add(res), res.Histograms)
+			jr.Result(rec.Add(res), res.Histograms)
 		},
 	}
 	defer stats.HoldGCBudget()() // the steps' budget, until the run is saved
@@ -160,7 +161,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.DurationS = time.Since(started).Seconds()
-	jr.stop() // no partial upload after the final document
+	jr.Stop() // no partial upload after the final document
 	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, doc.Interrupted)
 	for _, w := range append(analysis.RateWarnings(doc), warnings...) {
 		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))

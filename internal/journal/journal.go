@@ -1,4 +1,8 @@
-package cli
+// Package journal writes a run to the results database as it goes, so that
+// a run killed at any moment keeps every interval it completed (see
+// results.BeginJournal). The command line only wires its hooks into the
+// runner and the session.
+package journal
 
 import (
 	"context"
@@ -6,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,15 +22,15 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 )
 
-// runJournal writes a run to the results database as it goes (see
+// Run writes a run to the results database as it goes (see
 // results.BeginJournal): the settings first, each step's template, every
 // interval in one transaction, each finished result. A run killed at any
 // moment is then found by the next command that opens the database and
 // saved as interrupted with every interval it completed. A shard writing
 // --results-to also uploads its document so far every few intervals.
-// Its methods are the runner's and the session's hooks; a nil
-// *runJournal does nothing.
-type runJournal struct {
+// Its methods are the runner's and the session's hooks; a nil *Run does
+// nothing.
+type Run struct {
 	st       *results.Store // nil: not journaled (--no-save, --no-journal)
 	id       string
 	strategy string
@@ -54,13 +59,14 @@ type runJournal struct {
 // another process's lock.
 const journalWrite = 90 * time.Second
 
-// startJournal begins the journal of doc (its settings, no results yet),
-// saved as id, unless the run is not saved; sr, when it writes
-// --results-to, gets the document so far every `every` of run time
-// (0: only at the end).
-func startJournal(ctx context.Context, g *globals, on bool, id string, doc *document.Document, strategy string,
-	open *load.OpenSettings, interval time.Duration, sr *shard.Run, every time.Duration, stderr io.Writer) *runJournal {
-	j := &runJournal{id: id, strategy: strategy, open: open, stepIv: interval, stderr: stderr, quit: make(chan struct{})}
+// Start begins the journal of doc (its settings, no results yet) in the
+// results database at db, saved as id, unless on is false (the run is not
+// saved); sr, when it writes --results-to, gets the document so far every
+// `every` of run time (0: only at the end). Warnings go to stderr: the run
+// goes on without its journal.
+func Start(ctx context.Context, db string, on bool, id string, doc *document.Document, strategy string,
+	open *load.OpenSettings, interval time.Duration, sr *shard.Run, every time.Duration, stderr io.Writer) *Run {
+	j := &Run{id: id, strategy: strategy, open: open, stepIv: interval, stderr: stderr, quit: make(chan struct{})}
 	if sr != nil && sr.Place != nil && every > 0 {
 		j.sr, j.partial = sr, results.NewPartial(*doc)
 		j.every = max(int(math.Ceil(float64(every)/float64(max(interval, time.Millisecond)))), 1)
@@ -75,7 +81,7 @@ func startJournal(ctx context.Context, g *globals, on bool, id string, doc *docu
 		settings, err := document.Encode(doc)
 		if err == nil {
 			var st *results.Store
-			if st, err = results.OpenAt(ctx, g.db); err == nil {
+			if st, err = results.OpenAt(ctx, db); err == nil {
 				wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), journalWrite)
 				err = st.BeginJournal(wctx, id, doc.Started(), settings)
 				cancel()
@@ -99,7 +105,7 @@ func startJournal(ctx context.Context, g *globals, on bool, id string, doc *docu
 
 // keepAlive says the run is going between intervals (see
 // results.JournalAliveEvery).
-func (j *runJournal) keepAlive() {
+func (j *Run) keepAlive() {
 	defer j.alive.Done()
 	t := time.NewTicker(results.JournalAliveEvery)
 	defer t.Stop()
@@ -116,7 +122,7 @@ func (j *runJournal) keepAlive() {
 }
 
 // warn prints the journal's first failure: the run goes on without it.
-func (j *runJournal) warn(err error) {
+func (j *Run) warn(err error) {
 	if j.warned {
 		return
 	}
@@ -126,7 +132,7 @@ func (j *runJournal) warn(err error) {
 
 // write runs fn against the journal with its own deadline; a failure is
 // warned of once.
-func (j *runJournal) write(fn func(ctx context.Context, st *results.Store) error) {
+func (j *Run) write(fn func(ctx context.Context, st *results.Store) error) {
 	if j.st == nil {
 		return
 	}
@@ -138,7 +144,7 @@ func (j *runJournal) write(fn func(ctx context.Context, st *results.Store) error
 }
 
 // beginStep journals step i's template (the session's BeforeStep).
-func (j *runJournal) beginStep(i int, st *load.Step) {
+func (j *Run) BeginStep(i int, st *load.Step) {
 	if j == nil {
 		return
 	}
@@ -163,7 +169,7 @@ func (j *runJournal) beginStep(i int, st *load.Step) {
 
 // interval journals one interval of every op (the runner's OnInterval):
 // one transaction, so it is there whole or not at all.
-func (j *runJournal) interval(st *load.Step, ivs []stats.Interval) {
+func (j *Run) Interval(st *load.Step, ivs []stats.Interval) {
 	if j == nil || len(ivs) == 0 {
 		return
 	}
@@ -208,7 +214,7 @@ func (j *runJournal) interval(st *load.Step, ivs []stats.Interval) {
 
 // uploadLocked writes the shard's document so far in the background (one
 // upload at a time; j.mu held).
-func (j *runJournal) uploadLocked() {
+func (j *Run) uploadLocked() {
 	d, hists, err := j.partial.Document("partial: uploaded while the shard ran; it wrote no final document", time.Now())
 	if err != nil {
 		j.warn(err)
@@ -233,7 +239,7 @@ func (j *runJournal) uploadLocked() {
 
 // result journals a finished result (the session's AfterStep, after the
 // recorder made it).
-func (j *runJournal) result(r *document.Result, hists map[string][]byte) {
+func (j *Run) Result(r *document.Result, hists map[string][]byte) {
 	if j == nil {
 		return
 	}
@@ -259,7 +265,7 @@ func (j *runJournal) result(r *document.Result, hists map[string][]byte) {
 
 // stop ends the uploads (waiting for one under way), before the shard's
 // final document is written.
-func (j *runJournal) stop() {
+func (j *Run) Stop() {
 	if j == nil {
 		return
 	}
@@ -278,11 +284,11 @@ func (j *runJournal) stop() {
 // close stops the journal and removes what is left of it: a saved run's
 // journal went with the save; one not saved (the run failed before any
 // result, or the save failed and was warned of) is not a killed run.
-func (j *runJournal) close() {
+func (j *Run) Close() {
 	if j == nil {
 		return
 	}
-	j.stop()
+	j.Stop()
 	if j.st != nil {
 		j.write(func(ctx context.Context, s *results.Store) error { return s.DropJournal(ctx, j.id) })
 		j.st.Close()
@@ -293,4 +299,9 @@ func (j *runJournal) close() {
 // finiteResult is r with every float finite, as the document encodes it.
 func finiteResult(r document.Result) document.Result {
 	return document.Clean(&document.Document{Results: []document.Result{r}}).(*document.Document).Results[0]
+}
+
+// oneLine is s on one line, its runs of white space one space.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
