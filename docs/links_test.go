@@ -46,7 +46,7 @@ func TestCheckPage(t *testing.T) {
 		{"missing file", "[x](gone.md)\n", []string{"gone.md: no such file"}},
 		{"missing heading", "[x](other.md#nowhere)\n", []string{`other.md#nowhere: no heading "nowhere"`}},
 		{"missing own heading", "# T\n[x](#elsewhere)\n", []string{`#elsewhere: no heading "elsewhere"`}},
-		{"outside the tree", "[x](../../elsewhere/DESIGN.md)\n", []string{"outside the repository"}},
+		{"outside the tree", "[x](../../elsewhere/notes.md)\n", []string{"outside the repository"}},
 		{"reference link", "[x]: gone.txt\n", []string{"gone.txt: no such file"}},
 		{"code is not a link", "```\n[x](gone.md)\n```\n`[y](gone.md)`\n", nil},
 		{"shared mentioned", "see ../shared/notes\n", []string{"../shared"}},
@@ -236,7 +236,7 @@ func checkTarget(root, page, target string) string {
 var citation = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:[\w.-]+/)*[\w.-]+\.md)(#[\w-]+)?`)
 
 // TestCodeCitations: every document a code comment, help text, script or
-// deploy file cites (DESIGN.md, docs/design.md#timers) is in the
+// deploy file cites (a path such as docs/design.md#timers) is in the
 // repository, with the heading it names.
 func TestCodeCitations(t *testing.T) {
 	t.Parallel()
