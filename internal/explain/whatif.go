@@ -386,6 +386,41 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 	lastKey, lastW := "", -1 // the object the last request was about, and its worker
 	pendingHS := 0.0         // a handshake of the run waiting for its request
 	pendingGap := 0.0        // and the program's time before it
+	// place puts request k on a worker (its unit's, or the first free)
+	// after gap of the program's time and returns the worker.
+	place := func(k int, gap, dur float64, unit bool) int {
+		w := lastW
+		if !unit {
+			w = 0
+			for i := range free {
+				if free[i] < free[w] {
+					w = i
+				}
+			}
+		}
+		// The least of the run's gaps is the CPU every request needs, run
+		// one thread at a time; the rest (waits: the scheduler, I/O) overlaps.
+		cs := max(free[w], cpu)
+		if unit {
+			// After its unit's request on the same worker: the program's
+			// CPU clock, which keeps the order of new work, does not wait.
+			cs = free[w]
+		} else {
+			cpu = cs + min(gap, cpuGap)
+		}
+		t := cs + gap
+		switch {
+		case pendingHS > 0:
+			t += pendingHS
+		case !hasConn[w] && (w != 0 || k == r.first):
+			t += hsDur // a new connection of its own
+		}
+		// Otherwise worker 0 goes on with the connection the run was using.
+		hasConn[w] = true
+		pendingHS = 0
+		free[w] = t + dur
+		return w
+	}
 	prevEnd := g.nodes[r.first].start
 	for k := r.first; k <= r.last; k++ {
 		nd := g.nodes[k]
@@ -407,35 +442,7 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 		if !req.Object && req.Key != "" && k < r.last {
 			// A request about one object before its transfer (a HEAD): it
 			// goes with the transfer, on the worker the transfer will take.
-			w := lastW
-			if !unit {
-				w = 0
-				for i := range free {
-					if free[i] < free[w] {
-						w = i
-					}
-				}
-			}
-			c := min(gap, cpuGap)
-			cs := max(free[w], cpu)
-			if unit {
-				cs = free[w]
-			} else {
-				cpu = cs + c
-			}
-			t := cs + gap
-			if pendingHS > 0 {
-				t += pendingHS
-				hasConn[w] = true
-			} else if !hasConn[w] && (w != 0 || k == r.first) {
-				t += hsDur
-				hasConn[w] = true
-			} else if !hasConn[w] {
-				hasConn[w] = true
-			}
-			pendingHS = 0
-			free[w] = t + dur
-			lastKey, lastW = req.Key, w
+			lastKey, lastW = req.Key, place(k, gap, dur, unit)
 			continue
 		}
 		if !req.Object {
@@ -453,41 +460,7 @@ func (g *graph) schedule(r run, n int, hsDur float64) float64 {
 			}
 			kind = c
 		}
-		w := lastW
-		if !unit {
-			w = 0
-			for i := range free {
-				if free[i] < free[w] {
-					w = i
-				}
-			}
-		}
-		lastKey, lastW = req.Key, w
-		// The least of the run's gaps is the CPU every request needs, run
-		// one thread at a time; the rest (waits: the scheduler, I/O) overlaps.
-		c := min(gap, cpuGap)
-		cs := max(free[w], cpu)
-		if unit {
-			// After its unit's request on the same worker: the program's
-			// CPU clock, which keeps the order of new work, does not wait.
-			cs = free[w]
-		} else {
-			cpu = cs + c
-		}
-		t := cs + gap
-		if pendingHS > 0 {
-			t += pendingHS
-			hasConn[w] = true
-		} else if !hasConn[w] {
-			if w == 0 && k > r.first {
-				hasConn[w] = true // the connection the run was using
-			} else if w != 0 || k == r.first {
-				t += hsDur
-				hasConn[w] = true
-			}
-		}
-		pendingHS = 0
-		free[w] = t + dur
+		lastKey, lastW = req.Key, place(k, gap, dur, unit)
 	}
 	barrier()
 	return free[0]
