@@ -34,7 +34,7 @@ func S3Handler(string) (http.Handler, error) {
 		return nil, err
 	}
 	fake := gofakes3.New(store, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
-	return &closingHandler{Handler: decodeAWSChunked(fake.Server()), Closer: dir}, nil
+	return &closingHandler{Handler: s3Answers(decodeAWSChunked(fake.Server())), Closer: dir}, nil
 }
 
 // closingHandler is a handler with resources to release when its server
