@@ -105,6 +105,13 @@ type Config struct {
 	// Upstream serves a real server behind the wire instead of the
 	// embedded one of its API; the other APIs are not served.
 	Upstream *server.Upstream
+	// Express serves the S3 bucket as an S3 Express One Zone directory
+	// bucket (server.ExpressBucket): CreateSession, session-signed
+	// requests, and the class's service time when none is set.
+	Express bool
+	// SessionLifetime is how long a directory bucket's session lasts; 0
+	// is S3's 5 minutes.
+	SessionLifetime time.Duration
 }
 
 // Lab is a running set of embedded servers.
@@ -124,6 +131,7 @@ type Lab struct {
 	wirePorts  map[int]bool // local endpoint ports that lead across the wire
 	dns        *dnsServer
 	rec        *timeline.Recorder // nil unless Config.Record
+	express    *server.Express    // nil unless Config.Express
 	// Counts of requests served and faults injected.
 	Counts    server.FaultCounts
 	closeOnce sync.Once
@@ -181,6 +189,12 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	if cfg.IdleTimeout < 0 || cfg.ServiceTime < 0 {
 		return nil, fmt.Errorf("lab idle timeout and service time must not be negative")
 	}
+	if cfg.Express && (cfg.Upstream != nil || !slices.Contains(cfg.APIs, "s3")) {
+		return nil, fmt.Errorf("lab: a directory bucket (Express) is the embedded S3 server's: serve s3, without an upstream")
+	}
+	if cfg.SessionLifetime < 0 {
+		return nil, fmt.Errorf("lab: session lifetime must not be negative")
+	}
 	if cfg.Port < 0 || cfg.Port > 65535-len(cfg.APIs) {
 		return nil, fmt.Errorf("lab port %d out of range", cfg.Port)
 	}
@@ -189,6 +203,9 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	l.stopped, l.endStopped = context.WithCancel(context.Background())
 	if cfg.Record {
 		l.rec = timeline.NewRecorder(cfg.IdleTimeout)
+	}
+	if cfg.Express {
+		l.express = server.NewExpress("", cfg.SessionLifetime, map[string]string{labKeys.AccessKeyID: labKeys.SecretAccessKey})
 	}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
@@ -229,6 +246,8 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		switch {
 		case cfg.Upstream != nil:
 			ep, err = l.serve(ctx, api, port, cfg.Upstream.Handler)
+		case api == "s3" && l.express != nil:
+			ep, err = l.serve(ctx, api, port, l.express.Handler)
 		case api == "s3":
 			ep, err = l.serve(ctx, api, port, server.S3Handler)
 		case api == "gcs":
@@ -389,7 +408,7 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		h = server.WithService(api, model, l.stopped, h)
 	}
-	b := &server.Behaviour{API: api, ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
+	b := &server.Behaviour{API: api, ServiceTime: l.serviceTime(api), Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(!l.cfg.HTTP1Only)
@@ -551,6 +570,9 @@ func (l *Lab) Location(api string) Location {
 		return Location{Scheme: "gs", Bucket: Bucket}
 	case "azure":
 		return Location{Scheme: "az", Account: server.AzuriteAccount, Bucket: Bucket}
+	}
+	if l.express != nil {
+		return Location{Scheme: "s3", Bucket: l.express.Bucket}
 	}
 	return Location{Scheme: "s3", Bucket: Bucket}
 }

@@ -1,0 +1,128 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/labcheck"
+	"github.com/objbench/objbench/internal/storage"
+	"github.com/objbench/objbench/internal/storage/storagetest"
+)
+
+// expressLab is a lab serving its S3 bucket as a directory bucket.
+func expressLab(t *testing.T) *lab.Lab {
+	t.Helper()
+	l, err := lab.Start(context.Background(), lab.Config{Express: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func openExpress(t *testing.T, l *lab.Lab, bucket string) *Backend {
+	t.Helper()
+	b, err := New(context.Background(), storage.Target{Scheme: "s3", Bucket: bucket}, storage.Options{
+		Endpoint: l.Endpoint("s3"), Region: "us-east-1", Credentials: labcheck.StorageCredentials(l, "s3"),
+		HTTPClient: &http.Client{}, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestExpressConformance: the SDK's session authentication against the
+// lab's directory bucket passes the backend suite, and the lab refuses
+// none of its requests (every one signed with a session, or with the
+// account's keys where S3 wants those).
+func TestExpressConformance(t *testing.T) {
+	l := expressLab(t)
+	bucket := l.Location("s3").Bucket
+	if !storage.IsDirectoryBucket(bucket) {
+		t.Fatalf("lab bucket %q is not a directory bucket's name", bucket)
+	}
+	storagetest.Run(t, func(t *testing.T) storage.Backend { return openExpress(t, l, bucket) })
+	x := l.Express()
+	if x.Counts.Session.Load() == 0 || x.Counts.Rejected.Load() != 0 {
+		t.Errorf("session-signed %d, rejected %d", x.Counts.Session.Load(), x.Counts.Rejected.Load())
+	}
+}
+
+// TestExpressOneSessionPerClient: a client sends CreateSession once,
+// before its first request to the bucket, and signs every request after
+// it with the session; the lab counts as many sessions as the clients
+// sent. Concurrent cold requests on one client each send their own
+// (aws-sdk-go-v2 dedups a session's retrieval within one operation only:
+// each operation clones the provider with a singleflight group of its
+// own), so the clients here start with one request, as objbench's
+// workers do (a cold client each, one request at a time).
+func TestExpressOneSessionPerClient(t *testing.T) {
+	l := expressLab(t)
+	bucket := l.Location("s3").Bucket
+	const clients, ops = 4, 10
+	var wg sync.WaitGroup
+	backends := make([]*Backend, clients)
+	for i := range backends {
+		backends[i] = openExpress(t, l, bucket)
+		b := backends[i]
+		wg.Go(func() {
+			ctx := context.Background()
+			for j := range ops {
+				key := fmt.Sprintf("one/%p/%d", b, j)
+				data := []byte(key)
+				if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := b.Get(ctx, key, io.Discard); err != nil {
+					t.Error(err)
+				}
+				if err := b.Delete(ctx, key); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, b := range backends {
+		if got := b.CreateSessions(); got != 1 {
+			t.Errorf("client %d sent %d CreateSession requests, want 1", i, got)
+		}
+	}
+	x := l.Express()
+	if got := x.Counts.CreateSession.Load(); got != clients {
+		t.Errorf("lab created %d sessions, want one per client (%d)", got, clients)
+	}
+	if got, want := x.Counts.Session.Load(), int64(clients*ops*3); got != want || x.Counts.Rejected.Load() != 0 {
+		t.Errorf("lab: %d requests signed with a session (want %d), %d refused", got, want, x.Counts.Rejected.Load())
+	}
+}
+
+// TestExpressConcurrentColdRequests: cold requests at once on one client
+// send a CreateSession each (see TestExpressOneSessionPerClient), and the
+// client's count is the lab's.
+func TestExpressConcurrentColdRequests(t *testing.T) {
+	l := expressLab(t)
+	b := openExpress(t, l, l.Location("s3").Bucket)
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if _, err := b.Head(context.Background(), fmt.Sprintf("cold/%d", i)); storage.Classify(err) != storage.ClassNotFound {
+				t.Errorf("head: %v, want not found", err)
+			}
+		})
+	}
+	wg.Wait()
+	got, lab := b.CreateSessions(), l.Express().Counts.CreateSession.Load()
+	if got < 1 || got > n || got != lab {
+		t.Errorf("client sent %d CreateSession requests, lab created %d sessions; want the same, 1 to %d", got, lab, n)
+	}
+	t.Logf("%d cold requests at once: %d CreateSession requests", n, got)
+}
