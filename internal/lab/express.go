@@ -1,9 +1,11 @@
 package lab
 
 import (
+	"slices"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab/server"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Express is the lab's directory bucket (its name, session lifetime and
@@ -18,4 +20,25 @@ func (l *Lab) serviceTime(api string) time.Duration {
 		return server.ExpressServiceTime
 	}
 	return l.cfg.ServiceTime
+}
+
+// checkExpress is the rule for a directory bucket's settings: the
+// embedded S3 server's (not an upstream's, not another API's), sessions of
+// at least a second.
+func checkExpress(lf Settings, apis []string) error {
+	if !lf.Express {
+		if lf.SessionLifetime != 0 {
+			return usage.Fieldf("{SessionLifetime} is a directory bucket's: add {Express}")
+		}
+		return nil
+	}
+	switch {
+	case lf.Upstream != "":
+		return usage.Fieldf("{Express} makes the embedded S3 server's bucket a directory bucket; not with {Upstream}")
+	case apis != nil && !slices.Contains(apis, "s3"):
+		return usage.Fieldf("{Express} is an S3 bucket's class: serve s3")
+	case lf.SessionLifetime != 0 && lf.SessionLifetime < time.Second:
+		return usage.Fieldf("{SessionLifetime} %s: use 1s or more (S3's is 5m)", lf.SessionLifetime)
+	}
+	return nil
 }

@@ -47,6 +47,10 @@ type Settings struct {
 	ProfileFile string
 	// Upstream is a real server to serve behind the wire (ParseUpstream).
 	Upstream string
+	// Express serves the S3 bucket as an S3 Express One Zone directory
+	// bucket; SessionLifetime is how long its sessions last (0: 5 minutes).
+	Express         bool
+	SessionLifetime time.Duration
 }
 
 // Config validates the settings into a lab configuration serving apis
@@ -55,7 +59,8 @@ type Settings struct {
 // Config it returns is one Start accepts.
 func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	cfg := Config{APIs: apis, Profile: profile, ServiceTime: lf.ServiceTime, IdleTimeout: lf.IdleTimeout, Port: lf.Port,
-		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record, Network: lf.Network}
+		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record, Network: lf.Network,
+		Express: lf.Express, SessionLifetime: lf.SessionLifetime}
 	switch lf.Network {
 	case "", NetworkAuto, NetworkNetns, NetworkNetstack:
 	default:
@@ -89,6 +94,9 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		if cfg.Upstream, err = server.ParseUpstream(lf.Upstream); err != nil {
 			return cfg, usage.Fieldf("{Upstream}: %w", err)
 		}
+	}
+	if err := checkExpress(lf, apis); err != nil {
+		return cfg, err
 	}
 	if err := netem.CheckMTU(lf.MTU); err != nil {
 		return cfg, usage.Fieldf("{MTU} %w", err)
