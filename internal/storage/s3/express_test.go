@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/labcheck"
@@ -125,4 +126,45 @@ func TestExpressConcurrentColdRequests(t *testing.T) {
 		t.Errorf("client sent %d CreateSession requests, lab created %d sessions; want the same, 1 to %d", got, lab, n)
 	}
 	t.Logf("%d cold requests at once: %d CreateSession requests", n, got)
+}
+
+// TestExpressSessionRefresh: the SDK refreshes a session in its last
+// minute (s3ExpressRefreshWindow), in the background. A lab session of 62 s is refreshed
+// after about 2 s: over 5 s of requests one client sends 2 or 3 more
+// CreateSession requests, the lab creates as many sessions and refuses
+// nothing.
+func TestExpressSessionRefresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("5 s of requests")
+	}
+	const lifetime = 62 * time.Second
+	const window = time.Minute // the SDK's, not configurable
+	l, err := lab.Start(context.Background(), lab.Config{Express: true, SessionLifetime: lifetime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	b := openExpress(t, l, l.Location("s3").Bucket)
+	ctx := context.Background()
+	start := time.Now()
+	n := 0
+	for time.Since(start) < 5*time.Second {
+		if _, err := b.Head(ctx, "refresh/missing"); storage.Classify(err) != storage.ClassNotFound {
+			t.Fatalf("head: %v, want not found", err)
+		}
+		n++
+		time.Sleep(50 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	// One at the start, then one each (lifetime - window) with a round trip's lag.
+	most := 1 + int64(elapsed/(lifetime-window))
+	got, x := b.CreateSessions(), l.Express()
+	if got < 2 || got > most {
+		t.Errorf("%d CreateSession requests in %s, want 2 to %d (refreshes every %s)", got, elapsed.Round(time.Millisecond), most, lifetime-window)
+	}
+	if x.Counts.CreateSession.Load() != got || x.Counts.Rejected.Load() != 0 || x.Counts.Session.Load() != int64(n) {
+		t.Errorf("lab: %d sessions (client sent %d), %d session-signed of %d, %d refused",
+			x.Counts.CreateSession.Load(), got, x.Counts.Session.Load(), n, x.Counts.Rejected.Load())
+	}
+	t.Logf("%d requests in %s: %d CreateSession requests", n, elapsed.Round(time.Millisecond), got)
 }
