@@ -86,7 +86,9 @@ func TestExpressAuth(t *testing.T) {
 		code    int
 		errCode string
 	}{
-		{"a session-signed GET", func() *http.Request { return signed(t, srv, "GET", "/b--lab-az1--x-s3/k%20ey", sess, "s3express", clock) }, 0, 200, ""},
+		{"a session-signed GET", func() *http.Request {
+			return signed(t, srv, "GET", "/b--lab-az1--x-s3/k%20ey", sess, "s3express", clock)
+		}, 0, 200, ""},
 		{"an account-signed HEAD of the bucket", func() *http.Request { return signed(t, srv, "HEAD", "/b--lab-az1--x-s3", account, "s3express", clock) }, 0, 200, ""},
 		{"a session with the wrong secret", func() *http.Request { return signed(t, srv, "GET", "/b--lab-az1--x-s3/k", forged, "s3express", clock) }, 0, 403, "SignatureDoesNotMatch"},
 		{"an unknown token", func() *http.Request { return signed(t, srv, "GET", "/b--lab-az1--x-s3/k", unknown, "s3express", clock) }, 0, 400, "InvalidToken"},
