@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
+)
+
+// TestRunExpressLab: a run on the lab's directory bucket shows one
+// CreateSession per client (each worker's cold client, one request at a
+// time), the lab created those sessions and the setup client's, signed
+// every other request with a session (none refused), and the cost line is
+// at S3 Express One Zone's prices, with its data charges.
+func TestRunExpressLab(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, context.Background(), "run", "lab", "--express", "--json", "--workload", "latency,throughput",
+		"--gets", "40", "--latency-concurrency", "2", "--op-sizes", "1KiB", "--op-count", "3", "--sizes", "1MiB", "--size-count", "3", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d document.Document
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	x := d.Express
+	if x == nil || x.Lab == nil || !strings.HasSuffix(x.Bucket, "--x-s3") || !strings.Contains(d.Target.URL, x.Bucket) {
+		t.Fatalf("express %+v, target %+v", x, d.Target)
+	}
+	if x.Clients < 2 || x.CreateSession != int64(x.Clients) {
+		t.Errorf("%d CreateSession requests from %d clients, want one per client", x.CreateSession, x.Clients)
+	}
+	if got, want := x.Lab.SessionsCreated, x.CreateSession+x.SetupCreateSession; got != want {
+		t.Errorf("lab created %d sessions, the clients asked for %d", got, want)
+	}
+	// Every measured request but the sessions' own was signed with one.
+	var measured int64
+	for _, r := range d.Results {
+		if r.Errors != 0 {
+			t.Errorf("%s %s: %d errors", r.Workload, r.Op, r.Errors)
+		}
+		measured += int64(math.Round(float64(r.Count) * r.RequestsPerOp))
+	}
+	if x.Lab.Refused != 0 || x.Lab.SessionSigned+x.Lab.AccountSigned < measured-x.CreateSession {
+		t.Errorf("lab: %d session-signed, %d account-signed, %d refused; the run measured %d requests (%d CreateSession)",
+			x.Lab.SessionSigned, x.Lab.AccountSigned, x.Lab.Refused, measured, x.CreateSession)
+	}
+	c := d.Cost
+	want := analysis.RunCost(&d, analysis.DefaultPrices())
+	if c == nil || c.Provider != "s3express" || c.DataUSD <= 0 || want == nil || c.TotalUSD != want.TotalUSD || c.RequestsUSD != want.RequestsUSD {
+		t.Errorf("cost %+v, want S3 Express One Zone's: %+v", c, want)
+	}
+	if p := analysis.DefaultPrices()["s3express"]; c != nil && c.Prices != p.Name {
+		t.Errorf("priced at %q, want %q", c.Prices, p.Name)
+	}
+}
+
+// TestExpressRefusals: a directory bucket refuses minio-go, and the lab's
+// directory bucket is an S3 bucket's option.
+func TestExpressRefusals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "s3://logs--usw2-az1--x-s3", "--client", "minio", "--workload", "latency"}, "minio cannot reach directory bucket"},
+		{[]string{"run", "lab", "--express", "--client", "minio", "--workload", "latency"}, "minio cannot reach directory bucket"},
+		{[]string{"run", "lab", "--express", "--lab-api", "gcs", "--workload", "latency"}, "--express is an S3 bucket's class"},
+		{[]string{"run", "lab", "--session-lifetime", "1m", "--workload", "latency"}, "add --express"},
+	} {
+		code, _, errOut := runCLI(t, context.Background(), tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("objbench %s: exit %d, %q; want a usage error saying %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+		}
+	}
+}
