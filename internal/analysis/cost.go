@@ -98,7 +98,8 @@ func (p Prices) forEnvelope(e *document.Envelope) (string, *PriceTable, bool) {
 		lab = e.Lab.API
 	}
 	key, t, ok := p.For(e.Target.Provider, lab)
-	if x, has := p[expressKey]; has && key == "s3" && isDirectoryBucketURL(e.Target.URL) {
+	directory := isDirectoryBucketURL(e.Target.URL) || e.Lab != nil && e.Lab.DirectoryBucket != ""
+	if x, has := p[expressKey]; has && key == "s3" && directory {
 		return expressKey, x, true
 	}
 	return key, t, ok

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,5 +78,59 @@ func TestExpressRefusals(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("objbench %s: exit %d, %q; want a usage error saying %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
+	}
+}
+
+// TestExplainExpress: a program with aws-sdk-go-v2 (examples/clients'
+// go-awssdk, one reused client) explained on the lab's directory bucket:
+// its CreateSession is on the timeline, once, first on its first
+// connection, before any object request, none refused, and the cost at
+// S3 Express One Zone's prices. (That the other requests carried the
+// session's token is on the lab's record: TestExpressOneSessionPerClient.)
+func TestExplainExpress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds examples/clients/go-awssdk")
+	}
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "go-awssdk")
+	build := exec.Command("go", "build", "-o", bin, "./examples/clients/go-awssdk")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build go-awssdk: %v\n%s", err, out)
+	}
+	code, out, errOut := runCLI(t, context.Background(), "explain", "--express", "--no-save", "--json", "--", bin, "reused", "5", "1KiB")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d document.ExplainDocument
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	e := d.Explain
+	if e.Operations["CreateSession"] != 1 || e.Operations["PutObject"] != 5 || e.Operations["GetObject"] != 5 {
+		t.Errorf("operations %v, want 1 CreateSession, 5 PutObject, 5 GetObject", e.Operations)
+	}
+	if d.Lab == nil || !strings.HasSuffix(d.Lab.DirectoryBucket, "--x-s3") {
+		t.Errorf("lab %+v: no directory bucket", d.Lab)
+	}
+	first := true
+	for _, c := range e.Conns {
+		for _, r := range c.Requests {
+			switch {
+			case first && r.Operation != "CreateSession":
+				t.Errorf("first request %s, want CreateSession", r.Operation)
+			case r.Operation == "CreateSession" && r.Status != 200:
+				t.Errorf("CreateSession answered %d", r.Status)
+			case r.Status >= 400:
+				t.Errorf("%s answered %d", r.Operation, r.Status)
+			}
+			first = false
+		}
+	}
+	if e.Cost == nil || e.Cost.Provider != "s3express" {
+		t.Errorf("cost %+v, want S3 Express One Zone's", e.Cost)
+	}
+	if strings.Contains(out, "S3EXPRESSLAB") {
+		t.Error("the document holds a session's access key")
 	}
 }

@@ -122,6 +122,11 @@ type LabInfo struct {
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`
+	// DirectoryBucket names the S3 bucket when the lab served it as an S3
+	// Express One Zone directory bucket (--express); SessionLifetimeS is
+	// how long its sessions lasted.
+	DirectoryBucket  string  `json:"directory_bucket,omitempty"`
+	SessionLifetimeS float64 `json:"session_lifetime_s,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.

@@ -4,9 +4,27 @@ import (
 	"slices"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/server"
 	"github.com/objbench/objbench/internal/usage"
 )
+
+// withExpress adds the directory bucket to info, the lab block of api.
+func (l *Lab) withExpress(api string, info *document.LabInfo) *document.LabInfo {
+	if l.express != nil && api == "s3" {
+		info.DirectoryBucket, info.SessionLifetimeS = l.express.Bucket, l.express.Lifetime.Seconds()
+	}
+	return info
+}
+
+// expressEnv points a program at the directory bucket: OBJBENCH_BUCKET,
+// which the programs under examples/clients read (none without one).
+func (l *Lab) expressEnv() []string {
+	if l.express == nil {
+		return nil
+	}
+	return []string{"OBJBENCH_BUCKET=" + l.express.Bucket}
+}
 
 // Express is the lab's directory bucket (its name, session lifetime and
 // counts); nil unless Config.Express.

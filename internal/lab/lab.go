@@ -635,7 +635,7 @@ func (l *Lab) Profile() string { return l.profile }
 // Info is the lab block of the JSON contract for api.
 func (l *Lab) Info(api string) *document.LabInfo {
 	n := l.Network()
-	return &document.LabInfo{
+	return l.withExpress(api, &document.LabInfo{
 		API: api, Profile: l.profile,
 		RTTms:       float64(l.link.RTT) / float64(time.Millisecond),
 		JitterMs:    float64(l.link.Jitter) / float64(time.Millisecond),
@@ -650,7 +650,7 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		Rootless:    l.Rootless(),
 		RecvBuffer:  n.RecvBuffer,
 		SendBuffer:  n.SendBuffer,
-	}
+	})
 }
 
 // Close stops every server, proxy and child process and waits for them.

@@ -14,12 +14,13 @@ import (
 	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/storagetest"
+	"github.com/objbench/objbench/internal/timeline"
 )
 
 // expressLab is a lab serving its S3 bucket as a directory bucket.
 func expressLab(t *testing.T) *lab.Lab {
 	t.Helper()
-	l, err := lab.Start(context.Background(), lab.Config{Express: true})
+	l, err := lab.Start(context.Background(), lab.Config{Express: true, Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func openExpress(t *testing.T, l *lab.Lab, bucket string) *Backend {
 	t.Helper()
 	b, err := New(context.Background(), storage.Target{Scheme: "s3", Bucket: bucket}, storage.Options{
 		Endpoint: l.Endpoint("s3"), Region: "us-east-1", Credentials: labcheck.StorageCredentials(l, "s3"),
-		HTTPClient: &http.Client{}, MaxAttempts: 1})
+		HTTPClient: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}, MaxAttempts: 1}) // a pool of its own
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +103,29 @@ func TestExpressOneSessionPerClient(t *testing.T) {
 	}
 	if got, want := x.Counts.Session.Load(), int64(clients*ops*3); got != want || x.Counts.Rejected.Load() != 0 {
 		t.Errorf("lab: %d requests signed with a session (want %d), %d refused", got, want, x.Counts.Rejected.Load())
+	}
+	// The lab's record: each connection's first request is its client's
+	// CreateSession, and every other one carried the session's token,
+	// kept only as present.
+	sessions, others := 0, 0
+	for _, c := range l.Recorder().Snapshot() {
+		for i, r := range c.Requests {
+			token := r.Header.Values(timeline.SessionTokenHeader)
+			switch {
+			case r.Query == "session=" || r.Query == "session":
+				sessions++
+				if i != 0 || len(token) != 0 {
+					t.Errorf("conn %d: CreateSession is request %d, token %q", c.ID, i+1, token)
+				}
+			case len(token) != 1 || token[0] != timeline.Redacted:
+				t.Errorf("conn %d: %s %s?%s carried token %q, want it present and redacted", c.ID, r.Method, r.Path, r.Query, token)
+			default:
+				others++
+			}
+		}
+	}
+	if sessions != clients || others != clients*ops*3 {
+		t.Errorf("record: %d CreateSession and %d other requests, want %d and %d", sessions, others, clients, clients*ops*3)
 	}
 }
 
