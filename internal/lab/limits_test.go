@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +55,47 @@ func TestLimitSettings(t *testing.T) {
 		if p.Limit != "" {
 			t.Errorf("profile %s limits requests (%s): the defaults stay unlimited", p.Name, p.Limit)
 		}
+	}
+}
+
+// TestLimitFromProfile: a measured profile file may carry a limit (the
+// --limit syntax, written by hand); --limit given wins; a bad one is the
+// Limit setting's error.
+func TestLimitFromProfile(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file, flag, want string
+		field            bool
+	}{
+		{file: "s3:get=300/s", want: "s3:get=300/s,put=3500/s,partition=30m"},
+		{file: "s3:get=300/s", flag: "gcs", want: "gcs:read=5000/s,write=1000/s,ramp=20m"},
+		{file: "", want: ""},
+		{file: "s3:get=often", field: true},
+	} {
+		t.Run(tc.file+" "+tc.flag, func(t *testing.T) {
+			t.Parallel()
+			m := measuredProfile()
+			m.Limit = tc.file
+			file := filepath.Join(t.TempDir(), "prof.json")
+			if err := m.Save(file); err != nil {
+				t.Fatal(err)
+			}
+			s := defaults()
+			s.ProfileFile, s.Limit = file, tc.flag
+			cfg, err := s.Config(nil, "")
+			if tc.field {
+				if usage.FieldOf(err) != "Limit" {
+					t.Fatalf("err %v, want the Limit setting's", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Limit.String(); got != tc.want {
+				t.Errorf("limit %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -38,10 +38,15 @@ type Limit struct {
 	// the cloud does in an hour. 0 is 1.
 	Scale float64
 	// Depth is how an S3 key's prefix is cut: 0 up to and including its
-	// last '/' (the key's folder), n its first n '/'-ended segments. A key
-	// without a '/' (within the depth) falls in the bucket's root prefix "".
+	// last '/' (the key's folder), n its first n '/'-ended segments,
+	// DepthBucket none (the bucket is one partition, as a directory
+	// bucket's is). A key without a '/' (within the depth) falls in the
+	// bucket's root prefix "".
 	Depth int
 }
+
+// DepthBucket is the Depth that makes a whole S3 bucket one partition.
+const DepthBucket = -1
 
 // The providers' documented defaults, taken by a bare "s3", "gcs" or
 // "azure": S3's per-prefix rates, GCS's initial per-bucket capacity and
@@ -58,7 +63,7 @@ const (
 )
 
 // LimitSyntax is what ParseLimit reads, for errors and help.
-const LimitSyntax = "s3[:get=N/s,put=N/s,partition=off|DURATION,prefix=dir|N,scale=N], gcs[:read=N/s,write=N/s,ramp[=off|DURATION],scale=N] or azure[:account=N/s,blob=N/s,scale=N]; several joined by ';'"
+const LimitSyntax = "s3[:get=N/s,put=N/s,partition=off|DURATION,prefix=dir|N|bucket,scale=N], gcs[:read=N/s,write=N/s,ramp[=off|DURATION],scale=N] or azure[:account=N/s,blob=N/s,scale=N]; several joined by ';'"
 
 // Defaults is api's documented limit.
 func Defaults(api string) (Limit, error) {
@@ -126,13 +131,17 @@ func ParseLimit(s string) (Limit, error) {
 			}
 			continue
 		case api == "s3" && k == "prefix":
-			if v == "dir" {
+			switch v {
+			case "dir":
 				l.Depth = 0
+				continue
+			case "bucket":
+				l.Depth = DepthBucket
 				continue
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 64 {
-				return bad("prefix=%s: use dir (a key's folder, the default) or a count of leading segments, e.g. prefix=1", v)
+				return bad("prefix=%s: use dir (a key's folder, the default), a count of leading segments (prefix=1) or bucket (the whole bucket one partition)", v)
 			}
 			l.Depth = n
 			continue
@@ -204,7 +213,10 @@ func (l Limit) String() string {
 		parts = append(parts, rate("read", l.Read), rate("write", l.Write), "ramp="+growString(l.Grow))
 	default:
 		parts = append(parts, rate("get", l.Read), rate("put", l.Write), "partition="+growString(l.Grow))
-		if l.Depth > 0 {
+		switch {
+		case l.Depth == DepthBucket:
+			parts = append(parts, "prefix=bucket")
+		case l.Depth > 0:
 			parts = append(parts, "prefix="+strconv.Itoa(l.Depth))
 		}
 	}
@@ -394,9 +406,12 @@ func s3Prefix(r *http.Request, depth int) string {
 }
 
 // CutPrefix is key's partitioning prefix (see Limit.Depth): up to and
-// including its last '/' at depth 0, else its first depth segments; ""
-// when the key has no '/' there.
+// including its last '/' at depth 0, its first depth segments above, ""
+// when the key has no '/' there or depth is DepthBucket.
 func CutPrefix(key string, depth int) string {
+	if depth == DepthBucket {
+		return ""
+	}
 	if depth <= 0 {
 		return key[:strings.LastIndex(key, "/")+1]
 	}
@@ -412,11 +427,17 @@ func CutPrefix(key string, depth int) string {
 }
 
 // gcsBucket is the bucket a GCS JSON API request names (the upload,
-// download and metadata paths, or the XML-style /BUCKET/OBJECT).
+// download and metadata paths, or the XML-style /BUCKET/OBJECT); one that
+// names none (a resumable upload's session, /upload/resumable/ID) counts
+// against the lab's bucket.
 func gcsBucket(r *http.Request) string {
-	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	path := strings.Trim(r.URL.Path, "/")
+	segs := strings.Split(path, "/")
 	if i := slices.Index(segs, "b"); i >= 0 && i+1 < len(segs) {
 		return segs[i+1]
+	}
+	if strings.HasPrefix(path, "upload/") || strings.HasPrefix(path, "batch/") || len(segs) < 2 {
+		return Bucket
 	}
 	return segs[0]
 }
