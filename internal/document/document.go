@@ -127,6 +127,10 @@ type LabInfo struct {
 	// how long its sessions lasted.
 	DirectoryBucket  string  `json:"directory_bucket,omitempty"`
 	SessionLifetimeS float64 `json:"session_lifetime_s,omitempty"`
+	// Limit is the server's request-rate limit, every setting spelled out
+	// as --limit reads it ("s3:get=200/s,put=3500/s,partition=30m");
+	// absent when the lab did not limit the API.
+	Limit string `json:"limit,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.

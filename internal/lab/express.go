@@ -60,3 +60,20 @@ func checkExpress(lf Settings, apis []string) error {
 	}
 	return nil
 }
+
+// expressLimits are a directory bucket's request limits: the class's
+// (server.ExpressGetsPerSecond and ExpressPutsPerSecond per bucket, no
+// partitions to split) where the user gave none for s3, else the user's
+// rates over the whole bucket: a directory bucket's limits are its own,
+// not its prefixes' (a user's explicit prefix depth is kept).
+func expressLimits(ls server.Limits) server.Limits {
+	out := slices.Clone(ls)
+	if l := out.For("s3"); l != nil {
+		if l.Depth == 0 {
+			l.Depth = server.DepthBucket
+		}
+		return out
+	}
+	return append(out, server.Limit{API: "s3", Read: server.ExpressGetsPerSecond, Write: server.ExpressPutsPerSecond,
+		Scale: 1, Depth: server.DepthBucket})
+}

@@ -112,6 +112,8 @@ type Config struct {
 	// SessionLifetime is how long a directory bucket's session lasts; 0
 	// is S3's 5 minutes.
 	SessionLifetime time.Duration
+	// Limit is the servers' request-rate limits, per API (none: unlimited).
+	Limit server.Limits
 }
 
 // Lab is a running set of embedded servers.
@@ -132,8 +134,9 @@ type Lab struct {
 	dns        *dnsServer
 	rec        *timeline.Recorder // nil unless Config.Record
 	express    *server.Express    // nil unless Config.Express
-	// Counts of requests served and faults injected.
+	// Counts of requests served, faults injected and requests throttled.
 	Counts    server.FaultCounts
+	limiters  map[string]*server.Limiter // by API, the limited ones
 	closeOnce sync.Once
 	own       atomic.Int64 // a twin's own time per exchange, ns (Config.Compensate)
 }
@@ -206,6 +209,7 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	}
 	if cfg.Express {
 		l.express = server.NewExpress("", cfg.SessionLifetime, map[string]string{labKeys.AccessKeyID: labKeys.SecretAccessKey})
+		l.cfg.Limit = expressLimits(cfg.Limit)
 	}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
@@ -408,7 +412,7 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		h = server.WithService(api, model, l.stopped, h)
 	}
-	b := &server.Behaviour{API: api, ServiceTime: l.serviceTime(api), Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
+	b := &server.Behaviour{API: api, ServiceTime: l.serviceTime(api), Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop, Limiter: l.limiter(api)}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(!l.cfg.HTTP1Only)
@@ -650,6 +654,7 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		Rootless:    l.Rootless(),
 		RecvBuffer:  n.RecvBuffer,
 		SendBuffer:  n.SendBuffer,
+		Limit:       l.limitString(api),
 	})
 }
 

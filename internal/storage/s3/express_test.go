@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
 	"github.com/objbench/objbench/internal/labcheck"
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/storage/storagetest"
@@ -191,4 +193,54 @@ func TestExpressSessionRefresh(t *testing.T) {
 			x.Counts.CreateSession.Load(), got, x.Counts.Session.Load(), n, x.Counts.Rejected.Load())
 	}
 	t.Logf("%d requests in %s: %d CreateSession requests", n, elapsed.Round(time.Millisecond), got)
+}
+
+// TestExpressLimits: a directory bucket's limits are the bucket's, not its
+// prefixes': at get=20/s, HEADs spread over four prefixes are admitted at
+// 20/s in all (per prefix they would be 80), the rest answered 503
+// SlowDown; and with no --limit the class's own are in force.
+func TestExpressLimits(t *testing.T) {
+	limits, err := server.ParseLimits("s3:get=20/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lab.Start(context.Background(), lab.Config{Express: true, Limit: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got := l.Info("s3").Limit; !strings.Contains(got, "get=20/s") || !strings.Contains(got, "prefix=bucket") {
+		t.Errorf("limit %q, want the given rate over the bucket", got)
+	}
+	b := openExpress(t, l, l.Location("s3").Bucket)
+	ctx := context.Background()
+	start := time.Now()
+	admitted, throttled := 0, 0
+	for i := range 60 {
+		_, err := b.Head(ctx, fmt.Sprintf("p%d/k", i%4))
+		switch storage.Classify(err) {
+		case storage.ClassNotFound:
+			admitted++
+		case storage.ClassThrottled:
+			throttled++
+		default:
+			t.Fatalf("head: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	elapsed := time.Since(start).Seconds()
+	// A full bucket (a tenth of a second's rate), then the rate; the
+	// session's CreateSession took one token.
+	if most := 2 + 20*elapsed*1.1 + 1; float64(admitted) > most || throttled == 0 {
+		t.Errorf("%d admitted, %d throttled in %.2f s; want at most %.0f admitted over the bucket", admitted, throttled, elapsed, most)
+	}
+	t.Logf("%d admitted, %d throttled in %.2f s at get=20/s over 4 prefixes", admitted, throttled, elapsed)
+	def, err := lab.Start(context.Background(), lab.Config{Express: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.Close()
+	if got, want := def.Info("s3").Limit, fmt.Sprintf("get=%d/s,put=%d/s", server.ExpressGetsPerSecond, server.ExpressPutsPerSecond); !strings.Contains(got, want) {
+		t.Errorf("default limit %q, want the class's %s", got, want)
+	}
 }
