@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
@@ -140,4 +142,36 @@ func TestExplainExpress(t *testing.T) {
 	if strings.Contains(out, "S3EXPRESSLAB") {
 		t.Error("the document holds a session's access key")
 	}
+
+	// Sessions of 61 s, refreshed by the SDK once within a minute of
+	// expiring: a program that runs for seconds shows the refreshes.
+	start := time.Now()
+	code, out, errOut = runCLI(t, context.Background(), "explain", "--express", "--session-lifetime", "61s", "--no-save", "--json", "--", bin, "reused", "300", "1KiB")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	elapsed := time.Since(start)
+	d = document.ExplainDocument{}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	// One at the start, then each second one or more: every operation
+	// that starts while a refresh is in flight sends its own (the SDK's
+	// per-operation singleflight group), a round trip's worth of them.
+	n := d.Explain.Operations["CreateSession"]
+	var at []string
+	for _, c := range d.Explain.Conns {
+		for _, r := range c.Requests {
+			if r.Status >= 400 {
+				t.Errorf("%s %s answered %d", r.ID, r.Operation, r.Status)
+			}
+			if r.Operation == "CreateSession" {
+				at = append(at, fmt.Sprintf("%s@%.3fs", r.ID, r.ArrivedS))
+			}
+		}
+	}
+	if most := 1 + 3*int(elapsed/time.Second+1); n < 2 || n > most {
+		t.Errorf("%d CreateSession requests over %s, want 2 to %d", n, elapsed.Round(time.Millisecond), most)
+	}
+	t.Logf("%d CreateSession requests in %s (sessions of 61 s): %v; operations %v", n, elapsed.Round(time.Millisecond), at, d.Explain.Operations)
 }
