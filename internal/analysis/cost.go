@@ -160,8 +160,11 @@ func StrategiesCost(d *document.StrategiesDocument, p Prices) *document.Cost {
 		wall += r.WallS
 		u := usage{op: r.Op, objects: n + r.Errors,
 			requests: int64(math.Round(float64(n)*r.RequestsPerObject)) + r.Errors}
-		if r.Op == "get" {
+		switch r.Op {
+		case "get":
 			u.egressBytes = n * r.SizeBytes
+		case "put":
+			u.uploadBytes = n * r.SizeBytes
 		}
 		us = append(us, u)
 		if one := price(key, t, []usage{u}, r.WallS); one != nil {
