@@ -298,8 +298,9 @@ type Limiter struct {
 	lim Limit
 	now func() time.Time
 
-	mu    sync.Mutex
-	parts map[partKey]*bucket
+	mu      sync.Mutex
+	parts   map[partKey]*bucket
+	evicted time.Time // the last sweep (see evict)
 }
 
 type partKey struct {
@@ -342,9 +343,13 @@ type Partition struct {
 	Class, Name string
 }
 
-// partitions are the buckets r draws from.
+// partitions are the buckets r draws from: none for the lab's own ping
+// (PingPath), which is not the program's.
 func (lm *Limiter) partitions(r *http.Request) []partKey {
 	l := lm.lim
+	if r.URL.Path == PingPath {
+		return nil
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/")
 	var out []partKey
 	switch l.API {
@@ -523,13 +528,15 @@ func (lm *Limiter) observe(b *bucket, now time.Time, throttled bool) {
 }
 
 // maxParts bounds the partitions kept: past it, buckets that are full
-// again and never grew are forgotten (they start over full).
+// again and never grew are forgotten (they start over full), in a sweep
+// at most once a second.
 const maxParts = 1 << 16
 
 func (lm *Limiter) evict(now time.Time) {
-	if len(lm.parts) < maxParts {
+	if len(lm.parts) < maxParts || now.Sub(lm.evicted) < time.Second {
 		return
 	}
+	lm.evicted = now
 	for k, b := range lm.parts {
 		if b.doublings == 0 && now.Sub(b.last).Seconds()*b.rate >= capacity(b.rate) {
 			delete(lm.parts, k)
@@ -579,6 +586,7 @@ func Throttle(w http.ResponseWriter, api string, p Partition) {
 		_, _ = fmt.Fprintf(w, `{"error":{"code":429,"message":%q,"errors":[{"message":%q,"domain":"usageLimits","reason":"rateLimitExceeded"}]}}`,
 			msg, msg)
 	case "azure":
+		id = guid() // Azure's request ids are GUIDs
 		msg := "Operations per second is over the account limit."
 		if p.Class == "blob" {
 			msg = "The server is currently unable to receive requests. Please retry your request."
@@ -602,4 +610,10 @@ func requestID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return strings.ToUpper(hex.EncodeToString(b[:]))
+}
+
+func guid() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

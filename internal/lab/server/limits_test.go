@@ -165,6 +165,7 @@ func TestLimiterModel(t *testing.T) {
 		{"DELETE writes", "s3:put=100/s", "DELETE", s3urls("p/a"), 1000, 2 * time.Second, 100},
 		{"POST writes", "s3:put=100/s", "POST", s3urls("p/a?uploads"), 1000, 2 * time.Second, 100},
 		{"reads unlimited", "s3:get=off,put=10/s", "GET", s3urls("p/a"), 1000, time.Second, 1000},
+		{"the lab's ping unlimited", "s3:get=10/s", "GET", []string{PingPath}, 1000, time.Second, 1000},
 		{"under the rate", "s3:get=200/s", "GET", s3urls("p/a"), 150, 2 * time.Second, 150},
 		{"prefix=1 joins folders", "s3:get=200/s,prefix=1", "GET", s3urls("p/0/a", "p/1/a"), 1000, 2 * time.Second, 100},
 		{"prefix=bucket joins all", "s3:get=200/s,prefix=bucket", "GET", s3urls("p/a", "q/a", "r/s/a", "a"), 1000, 2 * time.Second, 50},
@@ -376,4 +377,34 @@ func ExampleParseLimit() {
 	l, _ := ParseLimit("s3:get=200/s,scale=60")
 	fmt.Println(l)
 	// Output: s3:get=200/s,put=3500/s,partition=30m,scale=60
+}
+
+// TestLimiterForgets: partitions seen once are forgotten past maxParts,
+// once their buckets are full again (a key per prefix does not grow the
+// limiter without bound); a partition still throttling is kept.
+func TestLimiterForgets(t *testing.T) {
+	t.Parallel()
+	lim, err := ParseLimit("s3:get=10/s,partition=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fakeClock{t: time.Unix(1e9, 0)}
+	lm := NewLimiter(lim, c.now)
+	hot := request("GET", "/objbench/hot/a")
+	for i := range maxParts + 5000 {
+		lm.Admit(request("GET", fmt.Sprintf("/objbench/p%d/a", i)))
+		lm.Admit(hot)
+		c.advance(time.Millisecond)
+	}
+	st := lm.Stats()
+	if len(st) >= maxParts {
+		t.Fatalf("%d partitions kept, want fewer than %d", len(st), maxParts)
+	}
+	found := false
+	for _, p := range st {
+		found = found || p.Name == "objbench/hot/" && p.Throttled > 0
+	}
+	if !found {
+		t.Error("the hot partition was forgotten")
+	}
 }
