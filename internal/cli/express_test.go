@@ -82,6 +82,7 @@ func TestExpressRefusals(t *testing.T) {
 		{[]string{"run", "lab", "--express", "--client", "minio", "--workload", "latency"}, "minio cannot reach directory bucket"},
 		{[]string{"run", "lab", "--express", "--lab-api", "gcs", "--workload", "latency"}, "--express is an S3 bucket's class"},
 		{[]string{"run", "lab", "--session-lifetime", "1m", "--workload", "latency"}, "add --express"},
+		{[]string{"lab", "check", "--express"}, "not a bucket's class"},
 	} {
 		code, _, errOut := runCLI(t, context.Background(), tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
