@@ -182,8 +182,9 @@ func TestExpressSessionRefresh(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	// One at the start, then one each (lifetime - window) with a round trip's lag.
-	most := 1 + int64(elapsed/(lifetime-window))
+	// A request that starts while a refresh is in flight sends one more
+	// (the SDK's per-operation singleflight group): at most two a period.
+	most := 2 * (1 + int64(elapsed/(lifetime-window)))
 	got, x := b.CreateSessions(), l.Express()
 	if got < 2 || got > most {
 		t.Errorf("%d CreateSession requests in %s, want 2 to %d (refreshes every %s)", got, elapsed.Round(time.Millisecond), most, lifetime-window)
@@ -196,11 +197,11 @@ func TestExpressSessionRefresh(t *testing.T) {
 }
 
 // TestExpressLimits: a directory bucket's limits are the bucket's, not its
-// prefixes': at get=20/s, HEADs spread over four prefixes are admitted at
-// 20/s in all (per prefix they would be 80), the rest answered 503
+// prefixes': at get=5/s, HEADs spread over four prefixes are admitted at
+// 5/s in all (per prefix they would be 20), the rest answered 503
 // SlowDown; and with no --limit the class's own are in force.
 func TestExpressLimits(t *testing.T) {
-	limits, err := server.ParseLimits("s3:get=20/s")
+	limits, err := server.ParseLimits("s3:get=5/s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,14 +210,14 @@ func TestExpressLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if got := l.Info("s3").Limit; !strings.Contains(got, "get=20/s") || !strings.Contains(got, "prefix=bucket") {
+	if got := l.Info("s3").Limit; !strings.Contains(got, "get=5/s") || !strings.Contains(got, "prefix=bucket") {
 		t.Errorf("limit %q, want the given rate over the bucket", got)
 	}
 	b := openExpress(t, l, l.Location("s3").Bucket)
 	ctx := context.Background()
 	start := time.Now()
 	admitted, throttled := 0, 0
-	for i := range 60 {
+	for i := range 80 {
 		_, err := b.Head(ctx, fmt.Sprintf("p%d/k", i%4))
 		switch storage.Classify(err) {
 		case storage.ClassNotFound:
@@ -226,15 +227,15 @@ func TestExpressLimits(t *testing.T) {
 		default:
 			t.Fatalf("head: %v", err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start).Seconds()
-	// A full bucket (a tenth of a second's rate), then the rate; the
-	// session's CreateSession took one token.
-	if most := 2 + 20*elapsed*1.1 + 1; float64(admitted) > most || throttled == 0 {
+	// A full bucket (a tenth of a second's rate, at least one request),
+	// then the rate; the session's CreateSession took one token.
+	if most := 1 + 5*elapsed*1.1 + 1; float64(admitted) > most || throttled == 0 {
 		t.Errorf("%d admitted, %d throttled in %.2f s; want at most %.0f admitted over the bucket", admitted, throttled, elapsed, most)
 	}
-	t.Logf("%d admitted, %d throttled in %.2f s at get=20/s over 4 prefixes", admitted, throttled, elapsed)
+	t.Logf("%d admitted, %d throttled in %.2f s at get=5/s over 4 prefixes", admitted, throttled, elapsed)
 	def, err := lab.Start(context.Background(), lab.Config{Express: true})
 	if err != nil {
 		t.Fatal(err)
