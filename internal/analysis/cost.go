@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 
 	"github.com/objbench/objbench/internal/document"
 )
@@ -12,6 +13,7 @@ type usage struct {
 	objects     int64 // operations, successful or not
 	requests    int64 // billed HTTP requests
 	egressBytes int64
+	uploadBytes int64 // bytes written, for a table with a per-GB upload charge
 }
 
 // price turns usages into a Cost at table t (nil when t is nil or there
@@ -27,9 +29,10 @@ func price(key string, t *PriceTable, us []usage, wall float64) *document.Cost {
 	idx := map[string]int{}
 	for _, u := range us {
 		req := float64(u.requests) * t.PerThousand[u.op] / 1000
-		egress := 0.0
+		egress, data := 0.0, 0.0
 		if t.GBBytes > 0 {
 			egress = float64(u.egressBytes) / t.GBBytes * t.EgressPerGB
+			data = (float64(u.uploadBytes)*t.UploadPerGB + float64(u.egressBytes)*t.RetrievalPerGB) / t.GBBytes
 		}
 		i, ok := idx[u.op]
 		if !ok {
@@ -42,7 +45,12 @@ func price(key string, t *PriceTable, us []usage, wall float64) *document.Cost {
 		o.Requests += u.requests
 		o.RequestsUSD += req
 		o.EgressUSD += egress
+		o.DataUSD += data
 		c.Objects += u.objects
+		if t.UploadPerGB > 0 { // a table without the charge keeps its documents as they were
+			c.UploadBytes += u.uploadBytes
+		}
+		c.DataUSD += data
 		c.Requests += u.requests
 		c.RequestsUSD += req
 		c.EgressBytes += u.egressBytes
@@ -52,18 +60,18 @@ func price(key string, t *PriceTable, us []usage, wall float64) *document.Cost {
 	for i := range c.ByOp {
 		o := &c.ByOp[i]
 		if o.Objects > 0 {
-			o.PerMillionObjectsUSD = roundMicro((o.RequestsUSD + o.EgressUSD) / float64(o.Objects) * 1e6)
+			o.PerMillionObjectsUSD = roundMicro((o.RequestsUSD + o.EgressUSD + o.DataUSD) / float64(o.Objects) * 1e6)
 		}
-		o.RequestsUSD, o.EgressUSD = roundMicro(o.RequestsUSD), roundMicro(o.EgressUSD)
+		o.RequestsUSD, o.EgressUSD, o.DataUSD = roundMicro(o.RequestsUSD), roundMicro(o.EgressUSD), roundMicro(o.DataUSD)
 	}
-	total := c.RequestsUSD + c.EgressUSD
+	total := c.RequestsUSD + c.EgressUSD + c.DataUSD
 	if c.Objects > 0 {
 		c.PerMillionObjectsUSD = roundMicro(total / float64(c.Objects) * 1e6)
 	}
 	if wall > 0 {
 		c.PerHourUSD = roundMicro(total / wall * 3600)
 	}
-	c.RequestsUSD, c.EgressUSD, c.TotalUSD = roundMicro(c.RequestsUSD), roundMicro(c.EgressUSD), roundMicro(total)
+	c.RequestsUSD, c.EgressUSD, c.DataUSD, c.TotalUSD = roundMicro(c.RequestsUSD), roundMicro(c.EgressUSD), roundMicro(c.DataUSD), roundMicro(total)
 	c.WallS = wall
 	return c
 }
@@ -89,7 +97,26 @@ func (p Prices) forEnvelope(e *document.Envelope) (string, *PriceTable, bool) {
 	if e.Lab != nil {
 		lab = e.Lab.API
 	}
-	return p.For(e.Target.Provider, lab)
+	key, t, ok := p.For(e.Target.Provider, lab)
+	directory := isDirectoryBucketURL(e.Target.URL) || e.Lab != nil && e.Lab.DirectoryBucket != ""
+	if x, has := p[expressKey]; has && key == "s3" && directory {
+		return expressKey, x, true
+	}
+	return key, t, ok
+}
+
+// expressKey is S3 Express One Zone's price table, for a directory bucket.
+const expressKey = "s3express"
+
+// isDirectoryBucketURL says whether an s3:// target URL names a directory
+// bucket (bucket-base-name--zone-id--x-s3): the lab's with --express too.
+func isDirectoryBucketURL(u string) bool {
+	rest, ok := strings.CutPrefix(u, "s3://")
+	if !ok {
+		return false
+	}
+	bucket, _, _ := strings.Cut(rest, "/")
+	return strings.HasSuffix(bucket, "--x-s3")
 }
 
 // RunCost is what a run's measured requests cost at p's list prices, nil
@@ -103,8 +130,11 @@ func RunCost(d *document.Document, p Prices) *document.Cost {
 	for _, r := range d.Results {
 		u := usage{op: r.Op, objects: r.Count + r.Errors,
 			requests: int64(math.Round(float64(r.Count)*r.RequestsPerOp)) + r.Errors}
-		if r.Op == "get" {
+		switch r.Op {
+		case "get":
 			u.egressBytes = r.Count * r.SizeBytes
+		case "put":
+			u.uploadBytes = r.Count * r.SizeBytes
 		}
 		us = append(us, u)
 	}
@@ -130,8 +160,11 @@ func StrategiesCost(d *document.StrategiesDocument, p Prices) *document.Cost {
 		wall += r.WallS
 		u := usage{op: r.Op, objects: n + r.Errors,
 			requests: int64(math.Round(float64(n)*r.RequestsPerObject)) + r.Errors}
-		if r.Op == "get" {
+		switch r.Op {
+		case "get":
 			u.egressBytes = n * r.SizeBytes
+		case "put":
+			u.uploadBytes = n * r.SizeBytes
 		}
 		us = append(us, u)
 		if one := price(key, t, []usage{u}, r.WallS); one != nil {

@@ -26,9 +26,16 @@ type PriceTable struct {
 	PerThousand map[string]float64 `json:"per_1000_requests" yaml:"per_1000_requests"`
 	EgressPerGB float64            `json:"egress_per_gb" yaml:"egress_per_gb"`
 	GBBytes     float64            `json:"gb_bytes" yaml:"gb_bytes"`
+	// UploadPerGB and RetrievalPerGB are per-GB charges on the bytes
+	// written and read, whatever the destination (S3 Express One Zone's
+	// data upload and retrieval); 0 elsewhere.
+	UploadPerGB    float64 `json:"upload_per_gb,omitempty" yaml:"upload_per_gb"`
+	RetrievalPerGB float64 `json:"retrieval_per_gb,omitempty" yaml:"retrieval_per_gb"`
 }
 
-// Prices are the price tables by provider: s3, gcs, azure.
+// Prices are the price tables by provider: s3, gcs, azure, and s3express
+// (S3 Express One Zone, for an s3 target whose bucket is a directory
+// bucket's).
 type Prices map[string]*PriceTable
 
 //go:embed prices.json
@@ -104,8 +111,8 @@ func (p Prices) check() error {
 				return fmt.Errorf("%s: negative price %g for %s", prov, v, op)
 			}
 		}
-		if t.EgressPerGB < 0 {
-			return fmt.Errorf("%s: negative egress price %g", prov, t.EgressPerGB)
+		if t.EgressPerGB < 0 || t.UploadPerGB < 0 || t.RetrievalPerGB < 0 {
+			return fmt.Errorf("%s: negative per-GB price", prov)
 		}
 		if t.GBBytes < 0 {
 			return fmt.Errorf("%s: negative gb_bytes %g", prov, t.GBBytes)

@@ -235,6 +235,13 @@ func requestsPerObjectRule(f *Facts) []document.Finding {
 				why += "; with Expect: 100-continue each request waits one more round trip"
 			}
 		}
+		if x := doc.Express; x != nil && x.CreateSession > 0 {
+			if n < 2 { // no multipart upload has fewer than 3 requests
+				why = "the CreateSession a directory bucket's cold client sends before its first request, counted with that request"
+			} else {
+				why += "; with a directory bucket's CreateSession, one per client and session"
+			}
+		}
 		text := fmt.Sprintf("%s %s takes %.1f HTTP requests per object (%s)", k.op, units.FormatSize(k.size), n, why)
 		ev := map[string]float64{"requests_per_object": n, "size_bytes": float64(k.size)}
 		if t := f.Table; t != nil {

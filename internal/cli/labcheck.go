@@ -44,6 +44,9 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 	if _, err := lf.config(nil, profile); err != nil {
 		return err
 	}
+	if lf.Express { // its requests are unsigned, to the lab's general purpose bucket
+		return usage.Errorf("lab check proves the link model, not a bucket's class: --express applies to lab, run, lab exec and explain")
+	}
 	if lf.ProfileFile != "" { // the twin calibrated as a bucket, against its profile
 		status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
 		rows, err := calibrate.CheckProfile(ctx, lab.Settings(*lf), status.Printf)

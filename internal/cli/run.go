@@ -163,6 +163,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
 	}
 	doc.DurationS = time.Since(started).Seconds()
+	doc.Express = env.Express()
 	jr.Stop() // no partial upload after the final document
 	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, doc.Interrupted)
 	for _, w := range append(analysis.RateWarnings(doc), warnings...) {

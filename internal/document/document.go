@@ -68,6 +68,8 @@ type Document struct {
 	// merged run was made from its shards' (nil otherwise).
 	Shard *ShardInfo `json:"shard,omitempty"`
 	Merge *MergeInfo `json:"merge,omitempty"`
+	// Express is a directory bucket's sessions (nil on other buckets).
+	Express *ExpressInfo `json:"express,omitempty"`
 }
 
 // ProbeInfo places a probe round in its process: the round number and the
@@ -120,6 +122,15 @@ type LabInfo struct {
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`
+	// DirectoryBucket names the S3 bucket when the lab served it as an S3
+	// Express One Zone directory bucket (--express); SessionLifetimeS is
+	// how long its sessions lasted.
+	DirectoryBucket  string  `json:"directory_bucket,omitempty"`
+	SessionLifetimeS float64 `json:"session_lifetime_s,omitempty"`
+	// Limit is the server's request-rate limit, every setting spelled out
+	// as --limit reads it ("s3:get=200/s,put=3500/s,partition=30m");
+	// absent when the lab did not limit the API.
+	Limit string `json:"limit,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.
@@ -224,4 +235,36 @@ type Parts struct {
 	Errors    int64   `json:"errors"`
 	TotalMs   Dist    `json:"total_ms"`
 	MBPerS    float64 `json:"mb_per_s"`
+}
+
+// ExpressInfo is what a run on an S3 Express One Zone directory bucket
+// adds: the sessions its clients created (aws-sdk-go-v2 sends
+// CreateSession before a client's first request to the bucket and again
+// in a session's last minute), and on the lab how its requests were
+// signed.
+type ExpressInfo struct {
+	Bucket string `json:"bucket"`
+	// Clients are the measured clients that created a session;
+	// CreateSession the requests they sent for it (one per client and
+	// session when nothing else makes more).
+	Clients       int   `json:"clients"`
+	CreateSession int64 `json:"create_session_requests"`
+	// SetupCreateSession are the setup client's (bucket check, cleanup).
+	SetupCreateSession int64 `json:"setup_create_session_requests"`
+	// Lab is the lab's count (nil on a real bucket).
+	Lab *ExpressLab `json:"lab,omitempty"`
+}
+
+// ExpressLab is the lab directory bucket's count of a run's requests by
+// how they were signed, the setup client's included.
+type ExpressLab struct {
+	SessionLifetimeS float64 `json:"session_lifetime_s"`
+	SessionsCreated  int64   `json:"sessions_created"`
+	// SessionSigned were signed with a session's credentials and token;
+	// AccountSigned with the account's keys (HeadBucket, CopyObject);
+	// Refused were answered S3's error (Expired of them for an expired session).
+	SessionSigned int64 `json:"session_signed"`
+	AccountSigned int64 `json:"account_signed"`
+	Refused       int64 `json:"refused"`
+	Expired       int64 `json:"expired"`
 }

@@ -51,6 +51,10 @@ type Cost struct {
 	// EgressBytes are the bytes downloaded, billed as internet egress.
 	EgressBytes int64   `json:"egress_bytes"`
 	EgressUSD   float64 `json:"egress_usd"`
+	// UploadBytes are the bytes uploaded and DataUSD the per-GB upload and
+	// retrieval charges, where the class has them (S3 Express One Zone).
+	UploadBytes int64   `json:"upload_bytes,omitempty"`
+	DataUSD     float64 `json:"data_usd,omitempty"`
 	TotalUSD    float64 `json:"total_usd"`
 	Objects     int64   `json:"objects"`
 	// PerMillionObjectsUSD is TotalUSD scaled to a million operations of the same mix.
@@ -72,6 +76,8 @@ type OpCost struct {
 	Requests    int64   `json:"requests"`
 	RequestsUSD float64 `json:"requests_usd"`
 	EgressUSD   float64 `json:"egress_usd"`
+	// DataUSD is the per-GB upload or retrieval charge (S3 Express One Zone).
+	DataUSD float64 `json:"data_usd,omitempty"`
 	// PerMillionObjectsUSD is the cost of a million of these operations.
 	PerMillionObjectsUSD float64 `json:"per_million_objects_usd"`
 }

@@ -39,6 +39,7 @@ func TestOperation(t *testing.T) {
 		{"s3", "HEAD", "/b", "", nil, 200, "HeadBucket", false, "head"},
 		{"s3", "POST", "/b", "delete=", nil, 200, "DeleteObjects", false, "put"},
 		{"s3", "GET", "/b/k", "", nil, 200, "GetObject", true, "get"},
+		{"s3", "GET", "/b--usw2-az1--x-s3", "session=", nil, 200, "CreateSession", false, "get"},
 		{"s3", "HEAD", "/b/k", "", nil, 200, "HeadObject", false, "head"},
 		{"s3", "PUT", "/b/k", "", nil, 200, "PutObject", true, "put"},
 		{"s3", "PUT", "/b/k", "", h("X-Amz-Copy-Source", "/b/j"), 200, "CopyObject", true, "put"},

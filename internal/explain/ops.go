@@ -62,6 +62,8 @@ func s3Op(method, path string, q url.Values, h http.Header) Op {
 				return Op{Name: "GetBucketLocation", Price: "get"}
 			case has(q, "versions"):
 				return Op{Name: "ListObjectVersions", Price: "list"}
+			case has(q, "session"): // a directory bucket's (S3 Express One Zone); "all other requests"
+				return Op{Name: "CreateSession", Price: "get"}
 			case len(q) > 0 && !has(q, "prefix") && !has(q, "delimiter") && !has(q, "marker") && !has(q, "max-keys") && !has(q, "encoding-type"):
 				return Op{Name: "GetBucketConfig", Price: "get"}
 			}

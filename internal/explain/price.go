@@ -64,7 +64,7 @@ func priceOf(name string) string {
 	switch name {
 	case "DeleteObjects", "PutBlockList":
 		return "put"
-	case "GetBlockList":
+	case "GetBlockList", "CreateSession": // a directory bucket's session: S3 Express's "all other requests"
 		return "get"
 	}
 	switch {

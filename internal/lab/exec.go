@@ -34,6 +34,7 @@ func (l *Lab) Env(caFile string) []string {
 		if caFile != "" {
 			env = append(env, "AWS_CA_BUNDLE="+caFile)
 		}
+		env = append(env, l.expressEnv()...)
 	}
 	if u := l.ProgramEndpoint("gcs"); u != "" {
 		env = append(env, "STORAGE_EMULATOR_HOST="+u)

@@ -105,6 +105,15 @@ type Config struct {
 	// Upstream serves a real server behind the wire instead of the
 	// embedded one of its API; the other APIs are not served.
 	Upstream *server.Upstream
+	// Express serves the S3 bucket as an S3 Express One Zone directory
+	// bucket (server.ExpressBucket): CreateSession, session-signed
+	// requests, and the class's service time when none is set.
+	Express bool
+	// SessionLifetime is how long a directory bucket's session lasts; 0
+	// is S3's 5 minutes.
+	SessionLifetime time.Duration
+	// Limit is the servers' request-rate limits, per API (none: unlimited).
+	Limit server.Limits
 }
 
 // Lab is a running set of embedded servers.
@@ -124,8 +133,10 @@ type Lab struct {
 	wirePorts  map[int]bool // local endpoint ports that lead across the wire
 	dns        *dnsServer
 	rec        *timeline.Recorder // nil unless Config.Record
-	// Counts of requests served and faults injected.
+	express    *server.Express    // nil unless Config.Express
+	// Counts of requests served, faults injected and requests throttled.
 	Counts    server.FaultCounts
+	limiters  map[string]*server.Limiter // by API, the limited ones
 	closeOnce sync.Once
 	own       atomic.Int64 // a twin's own time per exchange, ns (Config.Compensate)
 }
@@ -181,6 +192,12 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	if cfg.IdleTimeout < 0 || cfg.ServiceTime < 0 {
 		return nil, fmt.Errorf("lab idle timeout and service time must not be negative")
 	}
+	if cfg.Express && (cfg.Upstream != nil || !slices.Contains(cfg.APIs, "s3")) {
+		return nil, fmt.Errorf("lab: a directory bucket (Express) is the embedded S3 server's: serve s3, without an upstream")
+	}
+	if cfg.SessionLifetime < 0 {
+		return nil, fmt.Errorf("lab: session lifetime must not be negative")
+	}
 	if cfg.Port < 0 || cfg.Port > 65535-len(cfg.APIs) {
 		return nil, fmt.Errorf("lab port %d out of range", cfg.Port)
 	}
@@ -189,6 +206,10 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 	l.stopped, l.endStopped = context.WithCancel(context.Background())
 	if cfg.Record {
 		l.rec = timeline.NewRecorder(cfg.IdleTimeout)
+	}
+	if cfg.Express {
+		l.express = server.NewExpress("", cfg.SessionLifetime, map[string]string{labKeys.AccessKeyID: labKeys.SecretAccessKey})
+		l.cfg.Limit = expressLimits(cfg.Limit)
 	}
 	if cfg.TLS {
 		if l.ca, err = newAuthority(); err != nil {
@@ -229,6 +250,8 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 		switch {
 		case cfg.Upstream != nil:
 			ep, err = l.serve(ctx, api, port, cfg.Upstream.Handler)
+		case api == "s3" && l.express != nil:
+			ep, err = l.serve(ctx, api, port, l.express.Handler)
 		case api == "s3":
 			ep, err = l.serve(ctx, api, port, server.S3Handler)
 		case api == "gcs":
@@ -389,7 +412,7 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		h = server.WithService(api, model, l.stopped, h)
 	}
-	b := &server.Behaviour{API: api, ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
+	b := &server.Behaviour{API: api, ServiceTime: l.serviceTime(api), Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop, Limiter: l.limiter(api)}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(!l.cfg.HTTP1Only)
@@ -552,6 +575,9 @@ func (l *Lab) Location(api string) Location {
 	case "azure":
 		return Location{Scheme: "az", Account: server.AzuriteAccount, Bucket: Bucket}
 	}
+	if l.express != nil {
+		return Location{Scheme: "s3", Bucket: l.express.Bucket}
+	}
 	return Location{Scheme: "s3", Bucket: Bucket}
 }
 
@@ -613,7 +639,7 @@ func (l *Lab) Profile() string { return l.profile }
 // Info is the lab block of the JSON contract for api.
 func (l *Lab) Info(api string) *document.LabInfo {
 	n := l.Network()
-	return &document.LabInfo{
+	return l.withExpress(api, &document.LabInfo{
 		API: api, Profile: l.profile,
 		RTTms:       float64(l.link.RTT) / float64(time.Millisecond),
 		JitterMs:    float64(l.link.Jitter) / float64(time.Millisecond),
@@ -628,7 +654,8 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		Rootless:    l.Rootless(),
 		RecvBuffer:  n.RecvBuffer,
 		SendBuffer:  n.SendBuffer,
-	}
+		Limit:       l.limitString(api),
+	})
 }
 
 // Close stops every server, proxy and child process and waits for them.

@@ -47,6 +47,13 @@ type Settings struct {
 	ProfileFile string
 	// Upstream is a real server to serve behind the wire (ParseUpstream).
 	Upstream string
+	// Express serves the S3 bucket as an S3 Express One Zone directory
+	// bucket; SessionLifetime is how long its sessions last (0: 5 minutes).
+	Express         bool
+	SessionLifetime time.Duration
+	// Limit is the servers' request-rate limits (server.ParseLimits), e.g.
+	// "s3:get=200/s"; "" is the profile's, unlimited for every named one.
+	Limit string
 }
 
 // Config validates the settings into a lab configuration serving apis
@@ -55,7 +62,8 @@ type Settings struct {
 // Config it returns is one Start accepts.
 func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	cfg := Config{APIs: apis, Profile: profile, ServiceTime: lf.ServiceTime, IdleTimeout: lf.IdleTimeout, Port: lf.Port,
-		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record, Network: lf.Network}
+		MTU: lf.MTU, DNSTime: lf.DNSTime, DNSTTL: lf.DNSTTL, Record: lf.Record, Network: lf.Network,
+		Express: lf.Express, SessionLifetime: lf.SessionLifetime}
 	switch lf.Network {
 	case "", NetworkAuto, NetworkNetns, NetworkNetstack:
 	default:
@@ -89,6 +97,9 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		if cfg.Upstream, err = server.ParseUpstream(lf.Upstream); err != nil {
 			return cfg, usage.Fieldf("{Upstream}: %w", err)
 		}
+	}
+	if err := checkExpress(lf, apis); err != nil {
+		return cfg, err
 	}
 	if err := netem.CheckMTU(lf.MTU); err != nil {
 		return cfg, usage.Fieldf("{MTU} %w", err)
@@ -164,6 +175,16 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, usage.Fieldf("{Faults}: %w", err)
 	}
 	cfg.Faults = f
+	limit := lf.Limit
+	if limit == "" {
+		limit = prof.Limit
+		if measured != nil {
+			limit = measured.Limit
+		}
+	}
+	if cfg.Limit, err = server.ParseLimits(limit); err != nil {
+		return cfg, usage.Fieldf("{Limit} %q: %w (e.g. s3:get=200/s, gcs:write=100/s or azure:blob=50/s; s3, gcs or azure alone for the provider's documented rates)", limit, err)
+	}
 	if measured != nil {
 		given := cfg.Faults
 		applyMeasured(measured, &cfg)

@@ -117,8 +117,12 @@ func WriteCost(w io.Writer, c *document.Cost) {
 		parts = append(parts, fmt.Sprintf("%s %s", o.Op, analysis.FormatUSD(o.RequestsUSD)))
 	}
 	fmt.Fprintf(w, "\ncost at %s list prices (%s; %s):\n", c.Provider, c.Prices, c.PriceDate)
-	fmt.Fprintf(w, "  %d requests %s (%s) + egress %s %s = %s\n", c.Requests, analysis.FormatUSD(c.RequestsUSD), strings.Join(parts, ", "),
-		HumanBytes(float64(c.EgressBytes)), analysis.FormatUSD(c.EgressUSD), analysis.FormatUSD(c.TotalUSD))
+	data := ""
+	if c.DataUSD > 0 {
+		data = " + data upload/retrieval " + analysis.FormatUSD(c.DataUSD)
+	}
+	fmt.Fprintf(w, "  %d requests %s (%s) + egress %s %s%s = %s\n", c.Requests, analysis.FormatUSD(c.RequestsUSD), strings.Join(parts, ", "),
+		HumanBytes(float64(c.EgressBytes)), analysis.FormatUSD(c.EgressUSD), data, analysis.FormatUSD(c.TotalUSD))
 	fmt.Fprintf(w, "  this mix costs %s per million objects, %s per hour at the measured rate (%d objects in %s s of steps)\n",
 		analysis.FormatUSD(c.PerMillionObjectsUSD), analysis.FormatUSD(c.PerHourUSD), c.Objects, Num(c.WallS))
 }

@@ -75,6 +75,8 @@ type Env struct {
 	// Keep are keys that were in the prefix before the run (with Force).
 	Keep    map[string]bool
 	Timeout time.Duration
+	// sessions are the clients' CreateSession counts (directory buckets).
+	sessions sessionTally
 }
 
 // Open resolves cfg, starts the lab when needed, checks the bucket and
@@ -113,6 +115,9 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 		if !slices.Contains(lab.APIs, cfg.LabAPI) {
 			return nil, usage.Fieldf("{API} %q: use s3, gcs or azure", cfg.LabAPI)
 		}
+		if cfg.Lab.Express && cfg.LabAPI != "s3" {
+			return nil, usage.Fieldf("{Express} is an S3 bucket's class: measure the lab's s3 endpoint ({API} s3)")
+		}
 		lc := cfg.Lab
 		lc.APIs = []string{cfg.LabAPI}
 		if e.Lab, err = lab.Start(ctx, lc); err != nil {
@@ -149,11 +154,15 @@ func Open(ctx context.Context, cfg Config) (_ *Env, err error) {
 	if e.Options.Client == storage.ClientMinio && e.Target.Scheme != "s3" {
 		return nil, usage.Fieldf("{Client} minio is an S3 client; %s:// has one client, its SDK", e.Target.Scheme)
 	}
+	if err := checkDirectoryBucket(e.Target, e.Options.Client); err != nil {
+		return nil, err
+	}
 	// The setup client (bucket check, pools, cleanup) is not measured: it
 	// retries what the network or a faulty lab throws at it.
 	if e.Setup, err = e.Factory(nettrace.Pooled, false, e.Options.Upload, 1)(ctx); err != nil {
 		return nil, err
 	}
+	e.sessions.setup() // the setup client's sessions are not the run's
 	e.Setup.Backend = storage.WithRetries(e.Setup.Backend, setupAttempts, setupWaits, cfg.Timeout)
 	if err := checkBucket(ctx, e.Setup.Backend, e.Target, e.Endpoint, createBucket, cfg.Timeout); err != nil {
 		return nil, err
@@ -205,6 +214,7 @@ func (e *Env) Factory(conn nettrace.Strategy, expect bool, upload storage.Upload
 		if err != nil {
 			return nil, err
 		}
+		e.sessions.add(b)
 		return &load.Client{Backend: b, Transport: tr}, nil
 	}
 }

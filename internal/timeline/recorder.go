@@ -51,7 +51,16 @@ func (r *Recorder) Dropped() int {
 var notableHeaders = []string{"Expect", "Content-Type", "Content-Md5", "Content-Encoding", "Transfer-Encoding",
 	"X-Amz-Checksum-", "X-Amz-Sdk-Checksum-Algorithm", "X-Amz-Content-Sha256", "X-Amz-Decoded-Content-Length",
 	"X-Amz-Trailer", "X-Amz-Copy-Source", "X-Goog-Upload-", "X-Goog-Hash", "X-Upload-Content-Length",
-	"X-Ms-Blob-Type", "X-Ms-Copy-Source", "X-Ms-Content-Crc64", "X-Ms-Blob-Content-Md5", "Content-Range", "Range", "User-Agent"}
+	"X-Ms-Blob-Type", "X-Ms-Copy-Source", "X-Ms-Content-Crc64", "X-Ms-Blob-Content-Md5", "Content-Range", "Range", "User-Agent",
+	SessionTokenHeader}
+
+// SessionTokenHeader carries an S3 Express One Zone session's token: a
+// record keeps that a request carried one (the value Redacted), never the
+// token.
+const (
+	SessionTokenHeader = "X-Amz-S3session-Token"
+	Redacted           = "[redacted]"
+)
 
 func notable(h http.Header) http.Header {
 	out := http.Header{}
@@ -62,6 +71,9 @@ func notable(h http.Header) http.Header {
 				break
 			}
 		}
+	}
+	if _, ok := out[SessionTokenHeader]; ok {
+		out[SessionTokenHeader] = []string{Redacted}
 	}
 	return out
 }

@@ -24,18 +24,26 @@ var discardLog = log.New(io.Discard, "", 0)
 // S3Handler serves an S3-compatible API (gofakes3) with the lab bucket,
 // its objects' bytes in files in a temporary folder (see diskStore). The
 // handler is an io.Closer: closing it removes the folder.
-func S3Handler(string) (http.Handler, error) {
+func S3Handler(string) (http.Handler, error) { return newS3Handler(Bucket, nil) }
+
+// newS3Handler is S3Handler with bucket, behind wrap when not nil (a
+// directory bucket's authorisation: Express).
+func newS3Handler(bucket string, wrap func(http.Handler) http.Handler) (http.Handler, error) {
 	dir, err := newStoreDir()
 	if err != nil {
 		return nil, fmt.Errorf("lab store: %w", err)
 	}
 	store := newDiskStore(dir.path)
-	if err := store.CreateBucket(Bucket); err != nil {
+	if err := store.CreateBucket(bucket); err != nil {
 		dir.Close()
 		return nil, err
 	}
 	fake := gofakes3.New(store, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
-	return &closingHandler{Handler: s3Answers(decodeAWSChunked(fake.Server())), Closer: dir}, nil
+	h := s3Answers(decodeAWSChunked(fake.Server()))
+	if wrap != nil {
+		h = wrap(h)
+	}
+	return &closingHandler{Handler: h, Closer: dir}, nil
 }
 
 // closingHandler is a handler with resources to release when its server

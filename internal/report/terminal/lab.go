@@ -28,6 +28,9 @@ type LabView struct {
 	// Resolver is the lab resolver's address ("" for none); Domain the
 	// names it answers under; Bucket the lab's bucket.
 	Resolver, Domain, Bucket string
+	// DirectoryBucket is the S3 bucket's name when it is a directory
+	// bucket (--express), which takes signed requests only.
+	DirectoryBucket string
 	// Upstream is the bucket the lab fronts (nil: the lab's own servers).
 	Upstream *LabUpstream
 	// Endpoints are the local endpoints by API (s3, gcs, azure).
@@ -35,6 +38,9 @@ type LabView struct {
 	// AccessKey and SecretKey are the lab-only S3 keys; Azure the Azure
 	// connection string (lab-only).
 	AccessKey, SecretKey, Azure string
+	// Limits are the servers' request-rate limits as --limit reads them
+	// ("" for none).
+	Limits string
 }
 
 // LabUpstream is the bucket a lab fronts: its API, URL and bucket.
@@ -62,6 +68,9 @@ func DescribeLink(v LabView) string {
 // and example commands.
 func WriteLab(w io.Writer, v LabView, apis []string, caFile string) {
 	fmt.Fprintf(w, "objbench lab: %s\n\n", DescribeLink(v))
+	if v.Limits != "" {
+		fmt.Fprintf(w, "Limits: %s (past them: S3 503 SlowDown, GCS 429, Azure 503 ServerBusy)\n\n", v.Limits)
+	}
 	if addr := v.Resolver; addr != "" {
 		fmt.Fprintf(w, "Names: s3.%s, gcs.%s and azure.%s resolve to 127.0.0.1 at the lab's resolver %s (dig @%s -p %s s3.%s)\n\n",
 			v.Domain, v.Domain, v.Domain, addr, addr[:strings.LastIndex(addr, ":")], addr[strings.LastIndex(addr, ":")+1:], v.Domain)
@@ -75,9 +84,13 @@ func WriteLab(w io.Writer, v LabView, apis []string, caFile string) {
 		return
 	}
 	s3, gcs, bucket := v.Endpoints["s3"], v.Endpoints["gcs"], v.Bucket
+	s3Bucket, curlNote := bucket, "the embedded S3 server accepts unsigned requests"
+	if v.DirectoryBucket != "" {
+		s3Bucket, curlNote = v.DirectoryBucket, "refused: a directory bucket takes signed requests only"
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "API\tENDPOINT\tBUCKET\tAUTH")
-	fmt.Fprintf(tw, "s3\t%s\t%s\taccess key %s, secret %s (lab-only keys), region us-east-1\n", s3, bucket, v.AccessKey, v.SecretKey)
+	fmt.Fprintf(tw, "s3\t%s\t%s\taccess key %s, secret %s (lab-only keys), region us-east-1\n", s3, s3Bucket, v.AccessKey, v.SecretKey)
 	fmt.Fprintf(tw, "gcs\t%s\t%s\tnone (JSON API; STORAGE_EMULATOR_HOST=%s)\n", gcs, bucket, strings.TrimPrefix(strings.TrimPrefix(gcs, "http://"), "https://"))
 	if len(apis) > 2 {
 		fmt.Fprintf(tw, "azure\t%s\t%s\tAZURE_STORAGE_CONNECTION_STRING='%s'\n", v.Endpoints["azure"], bucket, v.Azure)
@@ -93,13 +106,13 @@ Examples:
   export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=us-east-1
   aws --endpoint-url %s%s s3 cp ./file s3://%s/file
   aws --endpoint-url %s%s s3 ls s3://%s/
-  curl%s %s/%s/file          # the embedded S3 server accepts unsigned requests
+  curl%s %s/%s/file          # %s
   curl%s -X POST --data-binary @file '%s/upload/storage/v1/b/%s/o?uploadType=media&name=file'
   objbench run s3://%s --endpoint %s      # with the exports above
 
 Press Ctrl-C to stop.
-`, v.AccessKey, v.SecretKey, s3, caOpt, bucket, s3, caOpt, bucket,
-		curlCA, s3, bucket, curlCA, gcs, bucket, bucket, s3)
+`, v.AccessKey, v.SecretKey, s3, caOpt, s3Bucket, s3, caOpt, s3Bucket,
+		curlCA, s3, s3Bucket, curlNote, curlCA, gcs, bucket, s3Bucket, s3)
 }
 
 // WriteLabCheckJSON prints lab check's modes as JSON.

@@ -45,6 +45,7 @@ func WriteSummary(w io.Writer, d *document.Document) error {
 	if n := len(d.Findings) - len(fs); n > 0 {
 		fmt.Fprintf(ew, "  (%d more: --detail or --json)\n", n)
 	}
+	report.WriteExpress(ew, d.Express)
 	report.WriteCost(ew, d.Cost)
 	return ew.err
 }
@@ -169,6 +170,7 @@ func WriteDetail(w io.Writer, d *document.Document) error {
 	}
 	writeColdWarm(ew, d)
 	WriteFindings(ew, d.Findings)
+	report.WriteExpress(ew, d.Express)
 	report.WriteCost(ew, d.Cost)
 	return ew.err
 }

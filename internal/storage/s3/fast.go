@@ -88,7 +88,10 @@ func (r *cachedResolver) ResolveEndpoint(ctx context.Context, p s3.EndpointParam
 
 // copyEndpoint gives the caller its own properties and auth options: the
 // SDK's auth resolver assigns to the options' fields (rebaseProps), which
-// would race on a shared endpoint. Maps inside the options are only read.
+// would race on a shared endpoint. The options' property sets are copied
+// too: an option the resolver finds no base for (sigv4-s3express, a
+// directory bucket's) keeps its own set, and the endpoint middleware then
+// writes into it (SetAll), concurrent map writes on a shared one.
 func copyEndpoint(ep smithyendpoints.Endpoint) smithyendpoints.Endpoint {
 	var props smithy.Properties
 	props.SetAll(&ep.Properties)
@@ -96,6 +99,9 @@ func copyEndpoint(ep smithyendpoints.Endpoint) smithyendpoints.Endpoint {
 		own := make([]*smithyauth.Option, len(opts))
 		for i, o := range opts {
 			c := *o
+			c.SignerProperties, c.IdentityProperties = smithy.Properties{}, smithy.Properties{}
+			c.SignerProperties.SetAll(&o.SignerProperties)
+			c.IdentityProperties.SetAll(&o.IdentityProperties)
 			own[i] = &c
 		}
 		smithyauth.SetAuthOptions(&props, own)

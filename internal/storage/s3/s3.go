@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,6 +36,7 @@ type Backend struct {
 	partSize int64
 	parts    int
 	region   string
+	sessions atomic.Int64 // CreateSession requests (directory buckets)
 }
 
 var _ storage.Backend = (*Backend)(nil)
@@ -110,6 +112,7 @@ func newBackend(ctx context.Context, t storage.Target, o storage.Options, lean b
 		cfg.Region = "us-east-1"
 	}
 	cfg.HTTPClient = o.HTTPClient
+	b := &Backend{bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}
 	client := s3.NewFromConfig(cfg, func(so *s3.Options) {
 		if o.Endpoint != "" {
 			so.BaseEndpoint = aws.String(o.Endpoint)
@@ -125,6 +128,9 @@ func newBackend(ctx context.Context, t storage.Target, o storage.Options, lean b
 			so.DisableClockSkewCorrection = true // see RecordResponseTiming in lean.go
 			so.APIOptions = append(so.APIOptions, leanStack(t.Bucket))
 		}
+		if storage.IsDirectoryBucket(t.Bucket) {
+			so.APIOptions = append(so.APIOptions, countSessions(&b.sessions))
+		}
 	})
 	// One uploader for every Put: it holds only its options (each upload
 	// has its own state), so the requests are those of a new one per Put.
@@ -137,7 +143,8 @@ func newBackend(ctx context.Context, t storage.Target, o storage.Options, lean b
 			to.Concurrency = o.PartConcurrency
 		}
 	})
-	return &Backend{client: client, tm: tm, bucket: t.Bucket, upload: o.Upload, partSize: o.PartSize, parts: o.PartConcurrency, region: cfg.Region}, nil
+	b.client, b.tm = client, tm
+	return b, nil
 }
 
 // Region is the region the AWS configuration chain resolved (--region,
@@ -274,13 +281,17 @@ func (b *Backend) Head(ctx context.Context, key string) (storage.ObjectInfo, err
 
 // List implements storage.Backend with ListObjectsV2 pages.
 func (b *Backend) List(ctx context.Context, prefix string, fn func(storage.ObjectInfo) error) error {
-	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &prefix})
+	listed, keep := listPrefix(b.bucket, prefix)
+	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &listed})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
 			return mapErr("list", prefix, err)
 		}
 		for _, o := range page.Contents {
+			if keep != nil && !keep(aws.ToString(o.Key)) {
+				continue
+			}
 			info := storage.ObjectInfo{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), ETag: aws.ToString(o.ETag)}
 			if o.LastModified != nil {
 				info.Modified = *o.LastModified
