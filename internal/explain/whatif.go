@@ -55,6 +55,9 @@ func WhatIf(e *document.Explain) []document.WhatIf {
 	if len(g.initRequests()) > 0 {
 		add("single-request-upload", "one request per small upload: no initiation or completion request", g.singleRequest())
 	}
+	if t := throttles(e); t.retried > 0 {
+		add("no-throttling", "the store not throttling (keys spread over enough prefixes, or a lower rate): no throttled answer, no backoff; each retried request starts when its first attempt did", g.unthrottled(t))
+	}
 	// Each finding about requests the program need not send: the program
 	// without them.
 	for _, f := range e.Findings {
