@@ -176,7 +176,10 @@ func (f *facts) connRoles() (short, churned, replacing []int) {
 	e := f.e
 	dropped := func(ci int) bool {
 		c := e.Conns[ci]
-		return len(c.Requests) > 0 && (c.ClosedBy == "client" || c.ClosedBy == "open" || c.ClosedBy == "lab-stopped")
+		// One the SDK closed after a throttled answer (a 503 to a request
+		// that waited for 100 Continue) is the throttling finding's.
+		return len(c.Requests) > 0 && (c.ClosedBy == "client" || c.ClosedBy == "open" || c.ClosedBy == "lab-stopped") &&
+			!throttledStatus(c.Requests[len(c.Requests)-1].Status)
 	}
 	inClient := map[int][]int{} // client: its connections dropped for one of its own
 	repl := map[int]map[int]bool{}

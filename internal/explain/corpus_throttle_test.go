@@ -14,6 +14,7 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // sleptLine is what testdata/corpus/python/boto3_throttled.py prints: the
@@ -42,7 +43,7 @@ func TestCorpusThrottled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	d, err := Run(ctx, Config{Lab: throttledLab(rtt), Argv: argv, Timeout: 2 * time.Minute,
+	d, err := Run(ctx, Config{Lab: throttledLab(t, rtt), Argv: argv, Timeout: 2 * time.Minute,
 		Stdin: strings.NewReader(""), Output: &out, Prices: analysis.DefaultPrices()})
 	if err != nil || d.Explain.ExitCode != 0 {
 		t.Fatalf("explain %v: %v\n%s", argv, err, out.String())
@@ -89,10 +90,14 @@ func findingsText(e *document.Explain) string {
 	return b.String()
 }
 
-// throttledLab is the lab of TestCorpusThrottled: S3 at rtt, 30% of
-// requests answered 503 SlowDown.
-func throttledLab(rtt time.Duration) lab.Config {
-	c := lab.Config{APIs: []string{"s3"}, Profile: "cross-region", RTT: &rtt}
-	c.Faults.Slowdown = 0.3
-	return c
+// throttledLab is the lab of TestCorpusThrottled: S3 at rtt, 100 writes
+// a second per prefix (what 16 threads of boto3 outrun on 2 cores), no
+// partition split.
+func throttledLab(t *testing.T, rtt time.Duration) lab.Config {
+	t.Helper()
+	limit, err := server.ParseLimits("s3:put=100/s,partition=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab.Config{APIs: []string{"s3"}, Profile: "cross-region", RTT: &rtt, Limit: limit}
 }
