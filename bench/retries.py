@@ -114,7 +114,8 @@ def throttled(status):
 def retry_gaps(e):
     """The gaps before each retry, by retry number (1: the first retry of an
     object), and the most attempts one object took: each throttled answer,
-    then the next request of the same method and object (explain's rule)."""
+    then the next request of the same operation (explain's rule: the SDK's
+    invocation id, else the method and object)."""
     rtt = e["rtt_ms"] / 1000
     reqs = []
     for c in e["conns"]:
@@ -124,7 +125,7 @@ def retry_gaps(e):
     by_op = defaultdict(list)
     for x in reqs:
         r = x[0]
-        by_op[(r["method"], r.get("key") or r["path"])].append(x)
+        by_op[r.get("invocation") or (r["method"], r.get("key") or r["path"])].append(x)
     gaps, most = defaultdict(list), 0
     for chain in by_op.values():
         n = 0  # retries so far in the current chain

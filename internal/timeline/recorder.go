@@ -51,7 +51,10 @@ func (r *Recorder) Dropped() int {
 var notableHeaders = []string{"Expect", "Content-Type", "Content-Md5", "Content-Encoding", "Transfer-Encoding",
 	"X-Amz-Checksum-", "X-Amz-Sdk-Checksum-Algorithm", "X-Amz-Content-Sha256", "X-Amz-Decoded-Content-Length",
 	"X-Amz-Trailer", "X-Amz-Copy-Source", "X-Goog-Upload-", "X-Goog-Hash", "X-Upload-Content-Length",
-	"X-Ms-Blob-Type", "X-Ms-Copy-Source", "X-Ms-Content-Crc64", "X-Ms-Blob-Content-Md5", "Content-Range", "Range", "User-Agent"}
+	"X-Ms-Blob-Type", "X-Ms-Copy-Source", "X-Ms-Content-Crc64", "X-Ms-Blob-Content-Md5", "Content-Range", "Range", "User-Agent",
+	// The SDKs' ids of an operation, the same on each of its attempts: what
+	// tells a retry from the next operation on the same object.
+	"Amz-Sdk-Invocation-Id", "X-Goog-Api-Client", "X-Ms-Client-Request-Id"}
 
 func notable(h http.Header) http.Header {
 	out := http.Header{}
