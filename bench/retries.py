@@ -259,20 +259,23 @@ def print_table(rows, limit):
     head = "limit: %g writes/s per prefix (S3), bucket (GCS), account (Azure); uploads of 1 KiB at 20 ms" % limit if limit else \
         "no --limit in this objbench: 30% of requests answered 503/429 at random"
     print(head)
-    cols = ["library", "mode", "offered/s", "goodput/s", "p99 s", "req/obj", "backoff s", "give-ups", "retry 1 mean/max s", "retry 2 mean/max s"]
-    print(" | ".join(cols))
+    table = [["library", "mode", "offered/s", "goodput/s", "p99 s", "req/obj", "backoff s", "give-ups", "retry 1 s", "retry 2 s"]]
     for r in rows:
         if "error" in r:
-            print("%s | %s | %g | %s" % (r["library"], r["mode"], r["offered_per_s"], r["error"]))
+            table.append([r["library"], r["mode"], "%g" % r["offered_per_s"], r["error"]])
             continue
 
         def gap(i):
             g = r["retries"].get(str(i))
             return "%.2f/%.2f" % (g["mean_s"], g["max_s"]) if g else "-"
 
-        print("%s | %s | %g | %.1f | %.2f | %.2f | %.1f | %d | %s | %s" % (
-            r["library"], r["mode"], r["offered_per_s"], r["goodput_per_s"], r["p99_s"] or 0, r["requests_per_object"],
-            r["backoff_s"], r["give_ups"], gap(1), gap(2)))
+        table.append([r["library"], r["mode"], "%g" % r["offered_per_s"], "%.1f" % r["goodput_per_s"], "%.2f" % (r["p99_s"] or 0),
+                      "%.2f" % r["requests_per_object"], "%.1f" % r["backoff_s"], "%d" % r["give_ups"], gap(1), gap(2)])
+    widths = [max(len(row[i]) for row in table if i < len(row)) for i in range(len(table[0]))]
+    for row in table:
+        cells = [c.ljust(widths[i]) if i < 2 else c.rjust(widths[i]) for i, c in enumerate(row[:len(widths)])]
+        print("  ".join(cells).rstrip())
+    print("(retry N s: the gaps before each object's Nth retry, mean/max)")
     print()
     print("documented policy (throttled answers):")
     seen = set()

@@ -154,8 +154,8 @@ type ExplainRequest struct {
 	Range string `json:"range,omitempty"`
 	// Invocation is the SDK's id of the operation, the same on each of its
 	// attempts (amz-sdk-invocation-id, google-cloud-storage's
-	// gccl-invocation-id, Azure's x-ms-client-request-id), when it sent
-	// one: what pairs a throttled request with its retry.
+	// gccl-invocation-id), when it sent one: what pairs a throttled
+	// request with its retry.
 	Invocation string `json:"invocation,omitempty"`
 }
 

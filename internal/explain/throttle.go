@@ -62,7 +62,7 @@ func invocation(h http.Header) string {
 			return id
 		}
 	}
-	return h.Get("X-Ms-Client-Request-Id")
+	return "" // Azure's x-ms-client-request-id is new on each attempt
 }
 
 // opKey is what a retry repeats: the SDK's id of the operation when it

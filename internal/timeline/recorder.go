@@ -54,7 +54,9 @@ var notableHeaders = []string{"Expect", "Content-Type", "Content-Md5", "Content-
 	"X-Ms-Blob-Type", "X-Ms-Copy-Source", "X-Ms-Content-Crc64", "X-Ms-Blob-Content-Md5", "Content-Range", "Range", "User-Agent",
 	// The SDKs' ids of an operation, the same on each of its attempts: what
 	// tells a retry from the next operation on the same object.
-	"Amz-Sdk-Invocation-Id", "X-Goog-Api-Client", "X-Ms-Client-Request-Id"}
+	// (Azure's x-ms-client-request-id is new on each attempt: its retries
+	// are told by the blob in the path.)
+	"Amz-Sdk-Invocation-Id", "X-Goog-Api-Client"}
 
 func notable(h http.Header) http.Header {
 	out := http.Header{}
