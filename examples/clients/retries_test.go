@@ -35,9 +35,10 @@ type retryRow struct {
 }
 
 // retrySlack is what a gap before a retry holds beyond the SDK's sleep:
-// the answer's parsing, the retry's signing, a thread's turn on a loaded
-// machine.
-const retrySlack = 0.25
+// the answer's parsing, the retry's signing, a thread's turn among 128 on
+// a loaded machine (Python's once took 0.25 s past its 1 s bound with
+// 128 threads).
+const retrySlack = 0.5
 
 // TestRetryPolicies runs a few libraries of bench/retries.sh (uploads at
 // twice a 50 writes/s limit, default retry modes) and holds what each did to
@@ -58,7 +59,10 @@ func TestRetryPolicies(t *testing.T) {
 	root, objbench := compareEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bench/retries.sh", "--json", "--rates", "100", "--objects", "100",
+	// 32 in flight, not the bench's 128: enough to be throttled, few
+	// enough that the client's own CPU (Node's one event loop, Python's
+	// GIL) adds little to the gaps on a loaded machine.
+	cmd := exec.CommandContext(ctx, "bench/retries.sh", "--json", "--rates", "100", "--objects", "100", "--workers", "32",
 		"--only", `^(python-boto3|node-s3|go-awssdk) standard|python-gcs`)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "OBJBENCH="+objbench)
@@ -92,7 +96,7 @@ func TestRetryPolicies(t *testing.T) {
 				if g.Min < lo-0.01 || (!r.Adaptive && g.Max > hi+retrySlack) {
 					t.Errorf("retry %s: gaps %.3f-%.3f s (%d), the policy's backoff %.3f-%.3f s", i, g.Min, g.Max, g.N, lo, hi)
 				}
-				if n, _ := strconv.Atoi(i); n == 1 && lo == 0 && g.N >= 20 && (g.Mean < 0.3*hi || g.Mean > 0.7*hi+retrySlack/2) {
+				if n, _ := strconv.Atoi(i); n == 1 && lo == 0 && g.N >= 20 && (g.Mean < 0.3*hi || g.Mean > 0.7*hi+retrySlack/4) {
 					t.Errorf("first retries: mean gap %.3f s over %d, want about half the bound %.3f s (full jitter)", g.Mean, g.N, hi)
 				}
 			}

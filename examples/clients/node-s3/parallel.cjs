@@ -31,7 +31,9 @@ async function main() {
   const { n, size, bucket, keys, download } = task.settings("node-s3-parallel");
   const workers = Number(process.env.OBJBENCH_WORKERS || 10);
   const body = task.randomBody(size);
-  const s3 = new S3Client({});
+  // The SDK's agent keeps at most 50 sockets: more workers would queue
+  // for one (client-side waiting that is neither the store's nor backoff).
+  const s3 = new S3Client(workers > 50 ? { requestHandler: { httpAgent: { maxSockets: workers }, httpsAgent: { maxSockets: workers } } } : {});
 
   const putTimes = [];
   let start = performance.now();
