@@ -144,3 +144,30 @@ func TestThrottleNone(t *testing.T) {
 		t.Errorf("the 500 is an error: got %v", f.Evidence)
 	}
 }
+
+// TestThrottleReplacedConn: the SDK closes a connection after a throttled
+// answer and its pool opens another for the retry while a third sits
+// idle: one pool, not two clients (no idle-connections finding) and no
+// client per object.
+func TestThrottleReplacedConn(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	rtt := 20 * time.Millisecond
+	const ua = "Boto3/1.44.5"
+	p := func(k string) string { return "/objbench/hot/" + k }
+	// conn 1: k0 throttled, closed by the client; conn 2: k1, then idle,
+	// then k2 after the retry; conn 3: opened 0.3 s after conn 1's
+	// answer for k0's retry.
+	closed := tryConn(t0, rtt, 1, "s3", ua, 0, try{"PUT", p("k0"), 0, 503})
+	idle := tryConn(t0, rtt, 2, "s3", ua, 0.001, try{"PUT", p("k1"), 0, 200}, try{"PUT", p("k2"), 0.6, 200})
+	retry := tryConn(t0, rtt, 3, "s3", ua, 0.365, try{"PUT", p("k0"), 0, 200})
+	_, fs := explainFake(t, t0, rtt, closed, idle, retry)
+	for _, id := range []string{"explain-idle-conns", "explain-client-per-object", "explain-errors"} {
+		if f := findingByID(fs, id); f.ID != "" {
+			t.Errorf("%s on a pool that replaced a connection closed after a throttled answer: %s", id, f.Text)
+		}
+	}
+	if f := findingByID(fs, "explain-throttled"); f.Evidence["retried"] != 1 {
+		t.Errorf("throttling finding %+v, want the one retry", f.Evidence)
+	}
+}
