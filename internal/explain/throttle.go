@@ -168,6 +168,12 @@ func throttles(e *document.Explain) *throttling {
 	return t
 }
 
+// isRetry says request id retried a throttled attempt.
+func (t *throttling) isRetry(id string) bool {
+	i, ok := t.byID[id]
+	return ok && t.attempts[i].first != i
+}
+
 // hot is the prefix (S3: the key's folder in its bucket), bucket (GCS)
 // or container (Azure) with the most throttled answers: where the store's
 // limit applies, as each provider documents it.
