@@ -152,6 +152,11 @@ type ExplainRequest struct {
 	// Range is its Range header (bytes=0-1023), or part=N for a GET of
 	// one part (partNumber), when it had one.
 	Range string `json:"range,omitempty"`
+	// Invocation is the SDK's id of the operation, the same on each of its
+	// attempts (amz-sdk-invocation-id, google-cloud-storage's
+	// gccl-invocation-id), when it sent one: what pairs a throttled
+	// request with its retry.
+	Invocation string `json:"invocation,omitempty"`
 }
 
 func (d *ExplainDocument) finite() Doc {

@@ -10,6 +10,7 @@ import (
 // adviceText is, for each kind of fix, what to change in each library, in
 // its own terms ("" the generic text, for a library not recognised).
 var adviceText = map[string]map[string]string{
+	"adaptive": adaptiveText, // throttle.go
 	"client": {
 		"boto3":                "boto3: call boto3.client('s3') once, outside the loop, and pass the client on",
 		"aws-sdk-js":           "JS SDK: create one S3Client at module scope and share it",

@@ -43,9 +43,20 @@ func (f *facts) clientOf() *clients {
 		cl.of[ci] = len(cl.members)
 		cl.members = append(cl.members, []int{ci})
 	}
+	replaced := map[int]bool{} // closed after a throttled answer, and replaced
 	for k, ci := range order {
 		c := e.Conns[ci]
 		t := c.OpenedS
+		// A connection the SDK closed after a throttled answer is replaced
+		// by its own pool (a 503 to a request that waited for 100 Continue
+		// leaves the connection unusable): the next one opened after it.
+		if j := f.throttleClosed(order[:k], ci, replaced); j >= 0 {
+			replaced[j] = true
+			g := cl.of[j]
+			cl.of[ci] = g
+			cl.members[g] = append(cl.members[g], ci)
+			continue
+		}
 		var idle, busy []int
 		lastSeen, lastEnd := -1, -1e18
 		for _, cj := range order[:k] {
@@ -85,6 +96,25 @@ func (f *facts) clientOf() *clients {
 	}
 	f.cl = cl
 	return cl
+}
+
+// throttleClosed is the connection among before, of ci's API, that the
+// client closed after a throttled answer before ci opened and that no
+// connection replaced yet (the first closed); -1 for none.
+func (f *facts) throttleClosed(before []int, ci int, replaced map[int]bool) int {
+	c := f.e.Conns[ci]
+	best := -1
+	for _, cj := range before {
+		d := f.e.Conns[cj]
+		if replaced[cj] || d.API != c.API || d.ClosedBy != "client" || len(d.Requests) == 0 ||
+			!throttledStatus(d.Requests[len(d.Requests)-1].Status) || d.ClosedS > c.OpenedS+f.tol() {
+			continue
+		}
+		if best < 0 || d.ClosedS < f.e.Conns[best].ClosedS {
+			best = cj
+		}
+	}
+	return best
 }
 
 // keys counts the objects the connections' requests were about, each
@@ -176,7 +206,10 @@ func (f *facts) connRoles() (short, churned, replacing []int) {
 	e := f.e
 	dropped := func(ci int) bool {
 		c := e.Conns[ci]
-		return len(c.Requests) > 0 && (c.ClosedBy == "client" || c.ClosedBy == "open" || c.ClosedBy == "lab-stopped")
+		// One the SDK closed after a throttled answer (a 503 to a request
+		// that waited for 100 Continue) is the throttling finding's.
+		return len(c.Requests) > 0 && (c.ClosedBy == "client" || c.ClosedBy == "open" || c.ClosedBy == "lab-stopped") &&
+			!throttledStatus(c.Requests[len(c.Requests)-1].Status)
 	}
 	inClient := map[int][]int{} // client: its connections dropped for one of its own
 	repl := map[int]map[int]bool{}

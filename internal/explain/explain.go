@@ -130,7 +130,7 @@ func Analyze(in Input) document.Explain {
 			r := document.ExplainRequest{ID: fmt.Sprintf("%d.%d", c.ID, i+1), Method: q.Method, Path: q.Path, Operation: op.Name, Object: op.Object && q.Status < 400 && q.Status > 0,
 				Status: q.Status, BytesIn: q.BytesIn, BytesOut: q.BytesOut, ArrivedS: at(q.Arrived), FirstByteS: at(q.FirstByte),
 				DoneS: at(q.Done), ExpectContinue: q.Expect, RoundTrips: map[string]float64{},
-				Key: objectKey(c.API, q.Path, q.Query), Range: rangeOf(q.Header, q.Query)}
+				Key: objectKey(c.API, q.Path, q.Query), Range: rangeOf(q.Header, q.Query), Invocation: invocation(q.Header)}
 			if ec.Library == "" {
 				ec.Library = library(q.Header)
 			}

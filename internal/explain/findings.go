@@ -44,6 +44,7 @@ var rules = []rule{
 	http2Rule,
 	idleTimeoutRule,
 	errorsRule,
+	throttleRule,
 	checksumRule,
 	notStorageRule,
 	redundantRules,
@@ -369,24 +370,30 @@ func idleTimeoutRule(f *facts) []document.Finding {
 		len(closed), connIDs(f.e, closed), f.in.IdleTimeout, f.hs), map[string]float64{"closed": float64(len(closed))}, closed, nil)}
 }
 
-// errorsRule: failed requests, the expected misses apart.
+// errorsRule: failed requests, the expected misses apart, and the
+// throttled ones a retry turned into a success (the throttling finding's).
 func errorsRule(f *facts) []document.Finding {
-	if f.e.Errors <= 0 {
+	retried := throttles(f.e).retriedOK
+	errs := f.e.Errors - len(retried)
+	if errs <= 0 {
 		return nil
 	}
 	var reqs []string
 	for _, c := range f.e.Conns {
 		for _, r := range c.Requests {
-			if r.Status >= 400 || r.Status == 0 {
+			if (r.Status >= 400 || r.Status == 0) && !retried[r.ID] {
 				reqs = append(reqs, r.ID)
 			}
 		}
 	}
-	text := fmt.Sprintf("%d of %d requests failed (status 4xx/5xx or no answer): see the timeline.", f.e.Errors, f.e.Requests)
+	text := fmt.Sprintf("%d of %d requests failed (status 4xx/5xx or no answer): see the timeline.", errs, f.e.Requests)
 	if f.e.ExpectedMisses > 0 {
 		text += fmt.Sprintf(" (%d more were expected misses: a 404 followed by the creation of what was missing.)", f.e.ExpectedMisses)
 	}
-	return []document.Finding{f.finding("explain-errors", "warn", text, map[string]float64{"errors": float64(f.e.Errors)}, nil, reqs)}
+	if len(retried) > 0 {
+		text += fmt.Sprintf(" (%d more were throttled and retried to a success: see explain-throttled.)", len(retried))
+	}
+	return []document.Finding{f.finding("explain-errors", "warn", text, map[string]float64{"errors": float64(errs)}, nil, reqs)}
 }
 
 // checksumRule: headers the SDK adds on its own.

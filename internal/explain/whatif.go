@@ -55,6 +55,9 @@ func WhatIf(e *document.Explain) []document.WhatIf {
 	if len(g.initRequests()) > 0 {
 		add("single-request-upload", "one request per small upload: no initiation or completion request", g.singleRequest())
 	}
+	if t := throttles(e); t.retried > 0 {
+		add("no-throttling", "the store not throttling (keys spread over enough prefixes, or a lower rate): no throttled answer, no backoff; each retried request starts when its first attempt did", g.unthrottled(t))
+	}
 	// Each finding about requests the program need not send: the program
 	// without them.
 	for _, f := range e.Findings {
@@ -303,12 +306,13 @@ func (g *graph) sequentialRuns() []run {
 	cur := run{first: -1}
 	reach := math.Inf(-1) // the latest end so far
 	tol := 1e-3 + 0.05*g.rtt
+	retry := throttles(g.e).isRetry // a retry waited for its backoff, not the request before
 	for k, n := range g.nodes {
 		if cur.first >= 0 && n.start < reach-tol {
 			// Overlaps what came before: the run (without the overlapped
 			// node) ends.
 			cur.last = k - 1
-			if r := g.request(cur.last); r != nil && r.Object {
+			if r := g.request(cur.last); r != nil && r.Object && !retry(r.ID) {
 				cur.objects--
 			}
 			flush(cur)
@@ -318,7 +322,7 @@ func (g *graph) sequentialRuns() []run {
 			cur = run{first: k}
 		}
 		cur.last = k
-		if r := g.request(k); r != nil && r.Object {
+		if r := g.request(k); r != nil && r.Object && !retry(r.ID) {
 			cur.objects++
 		}
 		reach = max(reach, n.end)

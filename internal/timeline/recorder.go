@@ -52,7 +52,12 @@ var notableHeaders = []string{"Expect", "Content-Type", "Content-Md5", "Content-
 	"X-Amz-Checksum-", "X-Amz-Sdk-Checksum-Algorithm", "X-Amz-Content-Sha256", "X-Amz-Decoded-Content-Length",
 	"X-Amz-Trailer", "X-Amz-Copy-Source", "X-Goog-Upload-", "X-Goog-Hash", "X-Upload-Content-Length",
 	"X-Ms-Blob-Type", "X-Ms-Copy-Source", "X-Ms-Content-Crc64", "X-Ms-Blob-Content-Md5", "Content-Range", "Range", "User-Agent",
-	SessionTokenHeader}
+	SessionTokenHeader,
+	// The SDKs' ids of an operation, the same on each of its attempts: what
+	// tells a retry from the next operation on the same object.
+	// (Azure's x-ms-client-request-id is new on each attempt: its retries
+	// are told by the blob in the path.)
+	"Amz-Sdk-Invocation-Id", "X-Goog-Api-Client"}
 
 // SessionTokenHeader carries an S3 Express One Zone session's token: a
 // record keeps that a request carried one (the value Redacted), never the

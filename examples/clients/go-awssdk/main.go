@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,15 @@ type task struct {
 	body     []byte
 	download bool
 	workers  int
+	// rate is OBJBENCH_RATE: objects started per second (open loop: object
+	// i is due i/rate s after the first, its time counted from then); 0 as
+	// fast as the variant goes. keepGoing (OBJBENCH_KEEP_GOING) counts a
+	// failed object instead of stopping.
+	rate      float64
+	keepGoing bool
+	mu        sync.Mutex
+	failed    int
+	putTimes  []float64
 }
 
 func settings(args []string) (*task, error) {
@@ -73,6 +83,10 @@ func settings(args []string) (*task, error) {
 	if w, err := strconv.Atoi(env("OBJBENCH_WORKERS", "10")); err == nil && w > 0 {
 		t.workers = w
 	}
+	if r, err := strconv.ParseFloat(env("OBJBENCH_RATE", "0"), 64); err == nil && r > 0 {
+		t.rate = r
+	}
+	t.keepGoing = env("OBJBENCH_KEEP_GOING", "0") != "0"
 	prefix := env("OBJBENCH_PREFIX", fmt.Sprintf("clients/go-awssdk-%s/%d-%d", t.variant, os.Getpid(), time.Now().UnixNano()))
 	for i := range n {
 		t.keys = append(t.keys, fmt.Sprintf("%s/obj-%05d", prefix, i))
@@ -139,7 +153,7 @@ func run(ctx context.Context, args []string) error {
 		return newClient(ctx)
 	}
 	start := time.Now()
-	if err := t.each(func(key string) error {
+	if err := t.each(&t.putTimes, func(key string) error {
 		c, err := client()
 		if err != nil {
 			return err
@@ -152,7 +166,7 @@ func run(ctx context.Context, args []string) error {
 	start = time.Now()
 	getS := 0.0
 	if t.download {
-		if err := t.each(func(key string) error {
+		if err := t.each(nil, func(key string) error {
 			c, err := client()
 			if err != nil {
 				return err
@@ -167,23 +181,47 @@ func run(ctx context.Context, args []string) error {
 }
 
 // each runs fn on every key: one after another, or for parallel on
-// t.workers goroutines that take the next key.
-func (t *task) each(fn func(string) error) error {
+// t.workers goroutines that take the next key; paced at t.rate, each
+// object's time (from when it was due) appended to times when not nil.
+func (t *task) each(times *[]float64, fn func(string) error) error {
+	start := time.Now()
+	one := func(i int, k string) error {
+		due := time.Now()
+		if t.rate > 0 {
+			due = start.Add(time.Duration(float64(i) / t.rate * float64(time.Second)))
+			time.Sleep(time.Until(due))
+		}
+		err := fn(k)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		switch {
+		case err != nil && t.keepGoing:
+			t.failed++
+			return nil
+		case err == nil && times != nil:
+			*times = append(*times, time.Since(due).Seconds())
+		}
+		return err
+	}
 	if t.variant != "parallel" {
-		for _, k := range t.keys {
-			if err := fn(k); err != nil {
+		for i, k := range t.keys {
+			if err := one(i, k); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	keys := make(chan string)
+	type item struct {
+		i int
+		k string
+	}
+	keys := make(chan item)
 	errs := make(chan error, t.workers)
 	var wg sync.WaitGroup
 	for range min(t.workers, len(t.keys)) {
 		wg.Go(func() {
-			for k := range keys {
-				if err := fn(k); err != nil {
+			for it := range keys {
+				if err := one(it.i, it.k); err != nil {
 					errs <- err
 					for range keys { // drain: the sender must not block
 					}
@@ -192,8 +230,8 @@ func (t *task) each(fn func(string) error) error {
 			}
 		})
 	}
-	for _, k := range t.keys {
-		keys <- k
+	for i, k := range t.keys {
+		keys <- item{i, k}
 	}
 	close(keys)
 	wg.Wait()
@@ -235,12 +273,21 @@ func (t *task) get(ctx context.Context, c *s3.Client, key string) error {
 // report prints one line, and appends a JSON line to $OBJBENCH_CLIENT_TIMES.
 func (t *task) report(putS, getS float64) error {
 	name := "go-awssdk " + t.variant
-	fmt.Printf("%s: %d objects of %d B: upload %.3f s, download %.3f s\n", name, len(t.keys), len(t.body), putS, getS)
+	failed := ""
+	if t.failed > 0 {
+		failed = fmt.Sprintf(", %d failed", t.failed)
+	}
+	fmt.Printf("%s: %d objects of %d B: upload %.3f s, download %.3f s%s\n", name, len(t.keys), len(t.body), putS, getS, failed)
 	path := os.Getenv("OBJBENCH_CLIENT_TIMES")
 	if path == "" {
 		return nil
 	}
-	line, err := json.Marshal(map[string]any{"program": name, "objects": len(t.keys), "size": len(t.body), "put_s": putS, "get_s": getS})
+	fields := map[string]any{"program": name, "objects": len(t.keys), "size": len(t.body), "put_s": putS, "get_s": getS, "failed": t.failed}
+	if n := len(t.putTimes); n > 0 {
+		ts := slices.Sorted(slices.Values(t.putTimes))
+		fields["put_p50_s"], fields["put_p99_s"] = ts[n/2], ts[min(n-1, int(0.99*float64(n)))]
+	}
+	line, err := json.Marshal(fields)
 	if err != nil {
 		return err
 	}

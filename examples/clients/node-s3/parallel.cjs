@@ -13,12 +13,15 @@ const task = require("./task.cjs");
 
 const VARIANT = "node-s3 parallel";
 
-// inParallel runs fn on every key, at most workers at a time.
-async function inParallel(keys, workers, fn) {
+// inParallel runs fn on every key, at most workers at a time; paced, at
+// most task.rate keys started per second (see task.paced).
+async function inParallel(keys, workers, fn, times) {
+  const run = task.paced(fn, times);
   let next = 0;
   const loop = async () => {
     while (next < keys.length) {
-      await fn(keys[next++]);
+      const i = next++;
+      await run(i, keys[i]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(workers, keys.length) }, loop));
@@ -28,10 +31,13 @@ async function main() {
   const { n, size, bucket, keys, download } = task.settings("node-s3-parallel");
   const workers = Number(process.env.OBJBENCH_WORKERS || 10);
   const body = task.randomBody(size);
-  const s3 = new S3Client({});
+  // The SDK's agent keeps at most 50 sockets: more workers would queue
+  // for one (client-side waiting that is neither the store's nor backoff).
+  const s3 = new S3Client(workers > 50 ? { requestHandler: { httpAgent: { maxSockets: workers }, httpsAgent: { maxSockets: workers } } } : {});
 
+  const putTimes = [];
   let start = performance.now();
-  await inParallel(keys, workers, (key) => task.put(s3, bucket, key, body, PutObjectCommand, CreateBucketCommand));
+  await inParallel(keys, workers, (key) => task.put(s3, bucket, key, body, PutObjectCommand, CreateBucketCommand), putTimes);
   const putS = (performance.now() - start) / 1000;
 
   start = performance.now();
@@ -40,7 +46,7 @@ async function main() {
   }
   const getS = download ? (performance.now() - start) / 1000 : 0;
   s3.destroy();
-  task.report(VARIANT, n, size, putS, getS);
+  task.report(VARIANT, n, size, putS, getS, putTimes);
 }
 
 main().catch((err) => {

@@ -49,13 +49,49 @@ async function get(s3, bucket, key, size, GetObjectCommand) {
   if (got.length !== size) throw new Error(`${key}: got ${got.length} bytes, want ${size}`);
 }
 
-// report: one line on stdout; a JSON line appended to $OBJBENCH_CLIENT_TIMES.
-function report(variant, n, size, putS, getS) {
-  console.log(`${variant}: ${n} objects of ${size} B: upload ${putS.toFixed(3)} s, download ${getS.toFixed(3)} s`);
+// OBJBENCH_RATE: objects started per second (open loop: object i is due
+// i/RATE s after the first, its time counted from then); 0, as fast as the
+// variant goes. OBJBENCH_KEEP_GOING: a failed object is counted, not fatal.
+const rate = Number(process.env.OBJBENCH_RATE || 0);
+const keepGoing = !["", "0"].includes(process.env.OBJBENCH_KEEP_GOING || "");
+let failed = 0;
+
+// paced wraps fn(key) for object i: started no sooner than it is due, its
+// time from then appended to times, its failure counted with KEEP_GOING.
+function paced(fn, times) {
+  const start = performance.now();
+  return async (i, key) => {
+    let due = performance.now();
+    if (rate > 0) {
+      due = start + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    try {
+      await fn(key);
+    } catch (err) {
+      if (!keepGoing) throw err;
+      failed++;
+      return;
+    }
+    if (times) times.push((performance.now() - due) / 1000);
+  };
+}
+
+// report: one line on stdout; a JSON line appended to $OBJBENCH_CLIENT_TIMES
+// (with the uploads' median and p99 when putTimes has them).
+function report(variant, n, size, putS, getS, putTimes) {
+  console.log(`${variant}: ${n} objects of ${size} B: upload ${putS.toFixed(3)} s, download ${getS.toFixed(3)} s` +
+    (failed ? `, ${failed} failed` : ""));
   if (process.env.OBJBENCH_CLIENT_TIMES) {
-    const line = { program: variant, objects: n, size, put_s: putS, get_s: getS };
+    const line = { program: variant, objects: n, size, put_s: putS, get_s: getS, failed };
+    if (putTimes && putTimes.length) {
+      const t = [...putTimes].sort((a, b) => a - b);
+      line.put_p50_s = t[Math.floor(t.length / 2)];
+      line.put_p99_s = t[Math.min(t.length - 1, Math.floor(0.99 * t.length))];
+    }
     fs.appendFileSync(process.env.OBJBENCH_CLIENT_TIMES, JSON.stringify(line) + "\n");
   }
 }
 
-module.exports = { settings, randomBody, put, get, report };
+module.exports = { settings, randomBody, put, get, report, paced };
