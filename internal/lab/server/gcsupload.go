@@ -98,7 +98,7 @@ func (s *spooled) discard() {
 func (g *gcsUploads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bucket, ok := uploadBucket(r.URL.Path)
 	q := r.URL.Query()
-	if !ok || hasPrecondition(q) {
+	if !ok || hasPrecondition(q) || !g.bucketExists(bucket) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
@@ -114,6 +114,13 @@ func (g *gcsUploads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		g.next.ServeHTTP(w, r)
 	}
+}
+
+// bucketExists: fake-gcs-server answers an upload into a missing bucket
+// with GCS's 404 (creating an object would create the bucket).
+func (g *gcsUploads) bucketExists(bucket string) bool {
+	fi, err := os.Stat(filepath.Join(g.root, url.PathEscape(bucket)))
+	return err == nil && fi.IsDir()
 }
 
 // uploadBucket is the bucket of an upload path (/upload/storage/v1/b/B/o).
