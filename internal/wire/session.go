@@ -13,6 +13,7 @@ import (
 const (
 	maxPendingConn  = 4 << 20
 	maxPendingTotal = 16 << 20
+	maxSessions     = 10_000
 )
 
 // Decryption states of a TLS connection.
@@ -56,7 +57,11 @@ type session struct {
 	scratch  []byte
 	reader   httpReader
 	opened   bool // an application record was decrypted
-	inf      inferer
+	// TLS 1.2's master secret and the session ids and tickets that
+	// resume it (a key log has no line for a resumed session)
+	master  []byte
+	tickets []string
+	inf     inferer
 }
 
 func newSession(c *conn) *session {
@@ -114,7 +119,6 @@ func (s *session) record(dir int, r *record) {
 		s.pending = append(s.pending, cp)
 		s.pendSize += r.n
 		s.c.d.pending += r.n
-		s.c.d.waiting[s] = true
 	}
 }
 
@@ -214,6 +218,10 @@ func (s *session) clear(dir int, m byte, body []byte, r *record) {
 		s.setKeys()
 	case dir == down && m == hsNewSessionTicket:
 		tc.TicketOffered = true
+		if !s.v13 && len(body) > 6 {
+			s.tickets = append(s.tickets, string(body[6:]))
+			s.remember()
+		}
 	}
 }
 
@@ -229,11 +237,9 @@ func (s *session) setKeys() {
 		return
 	}
 	k := s.c.d.keys[s.ch.random]
-	if k == nil {
-		return
-	}
+	s.c.d.waiting[s] = true // until the keys come
 	if s.v13 {
-		if k.clientApp == nil || k.serverApp == nil {
+		if k == nil || k.clientApp == nil || k.serverApp == nil {
 			return
 		}
 		var err error
@@ -249,16 +255,28 @@ func (s *session) setKeys() {
 				return
 			}
 		}
+		delete(s.c.d.waiting, s)
 	} else {
-		if k.master == nil {
+		master := s.c.d.sessions[string(s.ch.ticketData)]
+		if s.c.tc.Resumed == "session-id" {
+			master = s.c.d.sessions[string(s.ch.sessionID)]
+		}
+		if k != nil && k.master != nil {
+			master = k.master
+		}
+		if master == nil {
 			return
 		}
-		c, sv, err := newCiphers12(st, k.master, s.ch.random, s.sh.random)
+		delete(s.c.d.waiting, s)
+		c, sv, err := newCiphers12(st, master, s.ch.random, s.sh.random)
 		if err != nil {
 			s.giveUp()
 			return
 		}
 		s.cur = [2]*recCipher{c, sv}
+		s.master = master
+		s.tickets = append(s.tickets, string(s.sh.sessionID))
+		s.remember()
 	}
 	s.state = keysOK
 	pend := s.pending
@@ -269,6 +287,24 @@ func (s *session) setKeys() {
 		}
 		s.decrypt(pend[i].dir, &pend[i])
 	}
+}
+
+// remember keeps a TLS 1.2 session's master secret by its session id and
+// tickets, for the connections that resume it.
+func (s *session) remember() {
+	if s.master == nil {
+		return
+	}
+	m := s.c.d.sessions
+	if len(m) > maxSessions {
+		clear(m)
+	}
+	for _, t := range s.tickets {
+		if t != "" {
+			m[t] = s.master
+		}
+	}
+	s.tickets = nil
 }
 
 func (s *session) dropPending() {
@@ -387,6 +423,9 @@ type inferer struct {
 const continueMax = 40
 
 func (in *inferer) record(dir, n int, t0, t1 time.Time) {
+	if n <= 2 {
+		return // an alert (TLS 1.3 hides its type): close_notify, not HTTP
+	}
 	q := in.cur
 	if dir == down {
 		if q == nil {

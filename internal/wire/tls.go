@@ -126,15 +126,16 @@ func (h *hsReader) feed(b []byte, msg func(typ byte, body []byte)) {
 
 // hello is what the ClientHello and ServerHello say.
 type hello struct {
-	random    [32]byte
-	sessionID []byte
-	alpn      []string
-	sni       string
-	version   uint16
-	suite     uint16
-	psk       bool // pre_shared_key extension
-	ticket    bool // a non-empty session_ticket extension (TLS 1.2)
-	retry     bool // a HelloRetryRequest
+	random     [32]byte
+	sessionID  []byte
+	alpn       []string
+	sni        string
+	version    uint16
+	suite      uint16
+	psk        bool   // pre_shared_key extension
+	ticket     bool   // a non-empty session_ticket extension (TLS 1.2)
+	ticketData []byte // its ticket
+	retry      bool   // a HelloRetryRequest
 }
 
 // parseHello reads a ClientHello (client) or ServerHello.
@@ -200,6 +201,7 @@ func parseHello(body []byte, client bool) (hello, bool) {
 			h.psk = true
 		case 35:
 			h.ticket = len(ext) > 0
+			h.ticketData = append([]byte(nil), ext...)
 		}
 	}
 	return h, true

@@ -36,6 +36,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -95,11 +96,13 @@ type Decoder struct {
 	asm     *reassembly.Assembler
 	keys    keyLog
 	waiting map[*session]bool // sessions whose records wait for their keys
-	pending int               // bytes they keep
-	dns     dnsTable
-	last    time.Time
-	flushed time.Time
-	stats   Result
+	// sessions are TLS 1.2 master secrets by session id and ticket
+	sessions map[string][]byte
+	pending  int // bytes they keep
+	dns      dnsTable
+	last     time.Time
+	flushed  time.Time
+	stats    Result
 	// reused decoding layers
 	ip4     layers.IPv4
 	ip6     layers.IPv6
@@ -112,7 +115,7 @@ type Decoder struct {
 
 // NewDecoder starts an empty timeline.
 func NewDecoder(opts Options) *Decoder {
-	d := &Decoder{opts: opts, byKey: map[connKey]*conn{}, keys: keyLog{}, waiting: map[*session]bool{}}
+	d := &Decoder{opts: opts, byKey: map[connKey]*conn{}, keys: keyLog{}, waiting: map[*session]bool{}, sessions: map[string][]byte{}}
 	pool := reassembly.NewStreamPool(factory{d})
 	d.asm = reassembly.NewAssembler(pool)
 	d.asm.MaxBufferedPagesPerConnection = maxPagesConn
@@ -189,14 +192,15 @@ func (d *Decoder) AddKeyLog(r io.Reader) error {
 	if err := d.keys.read(r); err != nil {
 		return err
 	}
+	// In the order of the connections: a TLS 1.2 session resumed from an
+	// earlier one takes its master secret.
+	waiting := make([]*session, 0, len(d.waiting))
 	for s := range d.waiting {
-		s.setKeys()
+		waiting = append(waiting, s)
 	}
-	// Sessions whose ServerHello went by before the keys came.
-	for _, c := range d.conns {
-		if c.tls != nil && c.tls.state == keysWaiting && c.tls.gotSH {
-			c.tls.setKeys()
-		}
+	slices.SortFunc(waiting, func(a, b *session) int { return a.c.id - b.c.id })
+	for _, s := range waiting {
+		s.setKeys()
 	}
 	return nil
 }
