@@ -173,6 +173,7 @@ func (w *testWire) relay(t *testing.T, port uint16) string {
 				defer c.Close()
 				s, err := w.dial(context.Background(), port)
 				if err != nil {
+					t.Logf("relay: %v", err)
 					return
 				}
 				defer s.Close()
