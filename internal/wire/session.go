@@ -289,6 +289,20 @@ func (s *session) setKeys() {
 	}
 }
 
+// release lets go of the buffers and parsers of a connection that has
+// ended; records waiting for their keys stay (bounded), to be read if
+// the keys come.
+func (s *session) release() {
+	s.fr = [2]framer{{broken: true}, {broken: true}}
+	s.hs, s.ehs, s.scratch = [2]hsReader{}, [2]hsReader{}, nil
+	switch {
+	case s.state == keysOK && s.reader != nil:
+		s.reader = doneReader(s.reader.requests())
+	case s.state == keysNone:
+		s.reader = nil
+	}
+}
+
 // remember keeps a TLS 1.2 session's master secret by its session id and
 // tickets, for the connections that resume it.
 func (s *session) remember() {

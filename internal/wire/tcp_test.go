@@ -49,7 +49,7 @@ func TestReassemblyDisorder(t *testing.T) {
 }
 
 // udpPacket builds a DNS message as an IPv4 packet.
-func udpPacket(t *testing.T, src, dst string, sport, dport int, msg *layers.DNS) []byte {
+func udpPacket(t testing.TB, src, dst string, sport, dport int, msg *layers.DNS) []byte {
 	t.Helper()
 	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: net.ParseIP(src).To4(), DstIP: net.ParseIP(dst).To4()}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(sport), DstPort: layers.UDPPort(dport)}
@@ -62,7 +62,7 @@ func udpPacket(t *testing.T, src, dst string, sport, dport int, msg *layers.DNS)
 }
 
 // tcpPacket builds a TCP segment as an IPv4 packet.
-func tcpPacket(t *testing.T, src, dst string, sport, dport int, seq, ack uint32, flags string, payload []byte) []byte {
+func tcpPacket(t testing.TB, src, dst string, sport, dport int, seq, ack uint32, flags string, payload []byte) []byte {
 	t.Helper()
 	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.ParseIP(src).To4(), DstIP: net.ParseIP(dst).To4()}
 	tcp := &layers.TCP{SrcPort: layers.TCPPort(sport), DstPort: layers.TCPPort(dport), Seq: seq, Ack: ack, Window: 65535}

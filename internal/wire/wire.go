@@ -111,7 +111,15 @@ type Decoder struct {
 	payload gopacket.Payload
 	p4, p6  *gopacket.DecodingLayerParser
 	decoded []gopacket.LayerType
+	ctx     asmContext
 }
+
+// doneReader is the requests of a connection that has ended, its
+// parser's buffers let go.
+type doneReader []*timeline.Request
+
+func (doneReader) feed(int, []byte, time.Time, time.Time) {}
+func (r doneReader) requests() []*timeline.Request        { return r }
 
 // NewDecoder starts an empty timeline.
 func NewDecoder(opts Options) *Decoder {
@@ -322,8 +330,24 @@ func (d *Decoder) tcpPacket(t time.Time, src, dst netip.Addr) {
 	if tcp.RST {
 		c.rst = true
 	}
-	ctx := &asmContext{ci: gopacket.CaptureInfo{Timestamp: t}, c: c, dir: dir}
-	d.asm.AssembleWithContext(c.flow(dir), tcp, ctx)
+	// One context, reused: the reassembly reads it during the call (a
+	// segment it queues keeps its own copy of the capture info).
+	d.ctx = asmContext{ci: gopacket.CaptureInfo{Timestamp: t}, c: c, dir: dir}
+	d.asm.AssembleWithContext(c.flow(dir), tcp, &d.ctx)
+	if tcp.RST {
+		c.release() // nothing after a reset is read
+	}
+}
+
+// release lets go of what reading an ended connection took (buffers,
+// parsers), keeping its record.
+func (c *conn) release() {
+	if c.plain != nil {
+		c.plain = doneReader(c.plain.requests())
+	}
+	if c.tls != nil {
+		c.tls.release()
+	}
 }
 
 // flow is the reassembly's name for the connection: its id, so that a new
@@ -493,4 +517,7 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.Assembl
 	s.c.data(dir, b, sg.CaptureInfo(0).Timestamp, sg.CaptureInfo(n-1).Timestamp)
 }
 
-func (s *stream) ReassemblyComplete(reassembly.AssemblerContext) bool { return true }
+func (s *stream) ReassemblyComplete(reassembly.AssemblerContext) bool {
+	s.c.release() // both ways closed: no more bytes to read
+	return true
+}
