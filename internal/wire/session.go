@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
 	"crypto/tls"
 	"time"
 
@@ -266,6 +267,9 @@ func (s *session) setKeys() {
 		}
 		if master == nil {
 			return
+		}
+		if (k == nil || k.master == nil) && s.c.d.opts.DerivedKey != nil {
+			s.c.d.opts.DerivedKey(fmt.Appendf(nil, "CLIENT_RANDOM %x %x\n", s.ch.random, master))
 		}
 		delete(s.c.d.waiting, s)
 		c, sv, err := newCiphers12(st, master, s.ch.random, s.sh.random)

@@ -57,6 +57,13 @@ type Options struct {
 	// Client says which addresses are the program's (its namespace's);
 	// nil: the side that sent the SYN is the client.
 	Client func(netip.Addr) bool
+	// DerivedKey, when set, is handed each key log line the decoder
+	// derived and the program's log lacks: a resumed TLS 1.2 session's
+	// CLIENT_RANDOM line (its master secret is the session's it resumes,
+	// which Wireshark does not carry across). A capture writer adds it
+	// (WriteKeyLog) before the packet being fed, so the capture opens
+	// decrypted in Wireshark too. The line is a secret, as the log is.
+	DerivedKey func(line []byte)
 }
 
 // DNSLookup is one DNS question and its answer, as the program saw them.

@@ -6,6 +6,9 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -363,5 +366,68 @@ func TestPcapngRoundTrip(t *testing.T) {
 	}
 	if strings.Contains(string(file), "CLIENT_TRAFFIC_SECRET_0") == false {
 		t.Error("the pcapng carries no key log")
+	}
+}
+
+// The pcapng opens decrypted in tshark (Wireshark's reader) with the
+// same request count as the decoder's: its Decryption Secrets Block is
+// one Wireshark reads.
+func TestPcapngTshark(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed")
+	}
+	for _, c := range []tlsCase{tlsCases[0], tlsCases[3], tlsCases[4]} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runClient(t, c)
+			file := filepath.Join(t.TempDir(), "capture.pcapng")
+			f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw, err := NewPcapngWriter(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pw.WriteKeyLog(r.keylog); err != nil {
+				t.Fatal(err)
+			}
+			// As the live path writes it: each packet decoded, then
+			// written, after the key lines the decoder derived from it.
+			d := NewDecoder(Options{DerivedKey: func(line []byte) {
+				if err := pw.WriteKeyLog(line); err != nil {
+					t.Error(err)
+				}
+			}})
+			if err := d.AddKeyLog(bytes.NewReader(r.keylog)); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range r.packets {
+				d.Packet(p)
+				if err := pw.WritePacket(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := pw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			res := d.Result()
+			filter, field := "http.request", "http.request.method"
+			if c.h2 {
+				filter, field = "http2.headers.method", "http2.headers.method"
+			}
+			out, err := exec.Command(tshark, "-n", "-r", file, "-Y", filter, "-T", "fields", "-e", field).Output()
+			if err != nil {
+				t.Fatalf("tshark: %v", err)
+			}
+			n := 0
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				n += len(strings.FieldsFunc(l, func(r rune) bool { return r == ',' }))
+			}
+			if want := len(requestsOf(res)); n != want {
+				t.Errorf("tshark read %d requests, objbench %d:\n%s", n, want, out)
+			}
+		})
 	}
 }
