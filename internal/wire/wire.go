@@ -37,6 +37,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -295,7 +296,7 @@ func (d *Decoder) tcpPacket(t time.Time, src, dst netip.Addr) {
 		if dir == down {
 			k = connKey{to, from}
 		}
-		c = &conn{d: d, id: len(d.conns) + 1, key: k, tc: &timeline.Conn{ID: len(d.conns) + 1, API: "wire",
+		c = &conn{d: d, id: len(d.conns) + 1, key: k, tc: &timeline.Conn{ID: len(d.conns) + 1,
 			Client: k.client.String(), Server: k.server.String(), ClosedBy: "open"}}
 		if !tcp.SYN {
 			c.tc.Accepted = t // joined mid-connection
@@ -464,6 +465,7 @@ func (c *conn) result(lookups []DNSLookup) *timeline.Conn {
 		}
 		cc.Requests[i] = &qq
 	}
+	cc.API = apiOf(&cc)
 	at := cc.Connect
 	if at.IsZero() {
 		at = cc.Accepted
@@ -474,6 +476,43 @@ func (c *conn) result(lookups []DNSLookup) *timeline.Conn {
 		cc.DNS = &ll
 	}
 	return &cc
+}
+
+// apiOf names the storage API a connection spoke ("s3", "gcs",
+// "azure", as the lab's endpoints are named) from its server name, its
+// requests' hosts and headers and its answers' request ids; "" when none
+// says.
+func apiOf(c *timeline.Conn) string {
+	hosts := []string{c.SNI}
+	for _, q := range c.Requests {
+		hosts = append(hosts, q.Host)
+	}
+	for _, h := range hosts {
+		h = strings.ToLower(h)
+		switch {
+		case strings.Contains(h, "amazonaws.com"):
+			return "s3"
+		case strings.Contains(h, "googleapis.com"):
+			return "gcs"
+		case strings.Contains(h, ".core.windows.net"):
+			return "azure"
+		}
+	}
+	for _, q := range c.Requests {
+		for _, h := range []http.Header{q.ResponseHeader, q.Header} {
+			for k := range h {
+				switch k = strings.ToLower(k); {
+				case strings.HasPrefix(k, "x-amz-"):
+					return "s3"
+				case strings.HasPrefix(k, "x-goog-"), k == "x-guploader-uploadid":
+					return "gcs"
+				case strings.HasPrefix(k, "x-ms-"):
+					return "azure"
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // asmContext carries a packet's time, connection and direction through

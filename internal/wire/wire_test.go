@@ -212,6 +212,9 @@ func TestDecodeMatchesServer(t *testing.T) {
 				if cn.Read != wantRead {
 					t.Errorf("conn %d read %q, want %q", i, cn.Read, wantRead)
 				}
+				if cn.API != "s3" { // the answers carry x-amz-request-id
+					t.Errorf("conn %d API %q, want s3", i, cn.API)
+				}
 				if cn.ClosedBy != "client" || cn.CloseHow != "fin" {
 					t.Errorf("conn %d closed by %q how %q, want the client's FIN", i, cn.ClosedBy, cn.CloseHow)
 				}
