@@ -221,6 +221,17 @@ func (s *seen) handler() http.Handler {
 		case r.URL.Path == "/moved":
 			status = http.StatusTemporaryRedirect
 			w.Header().Set("Location", "/obj/10")
+		case r.URL.Path == "/chunked":
+			// no length: HTTP/1.1 frames it in chunks, flushed apart
+			w.WriteHeader(status)
+			for range 3 {
+				_, _ = w.Write(make([]byte, 10000))
+				w.(http.Flusher).Flush()
+			}
+			s.mu.Lock()
+			s.reqs[i].status, s.reqs[i].body = status, 30000
+			s.mu.Unlock()
+			return
 		case r.Method == http.MethodPut:
 			b, _ := io.ReadAll(r.Body)
 			n = len(b)

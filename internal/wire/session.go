@@ -2,8 +2,8 @@ package wire
 
 import (
 	"bytes"
-	"fmt"
 	"crypto/tls"
+	"fmt"
 	"time"
 
 	"github.com/objbench/objbench/internal/timeline"
@@ -48,6 +48,9 @@ type session struct {
 	// handshake round trips
 	inHandshake, serverSpoke bool
 	clientFinished           bool // TLS 1.3: the client's first encrypted record went by
+	// midstream: the capture began after the handshake; application
+	// records are read as they come, without keys
+	midstream bool
 	// decryption
 	state    int
 	cur, app [2]*recCipher
@@ -84,7 +87,9 @@ func (s *session) gap(dir int) {
 
 // keep says whether a record's payload is kept: always for the
 // handshake's, for application data while it may be decrypted.
-func (s *session) keep(typ byte) bool { return typ != recAppData || s.state != keysNone }
+func (s *session) keep(typ byte) bool {
+	return typ != recAppData || s.state != keysNone && !s.midstream
+}
 
 func (s *session) record(dir int, r *record) {
 	typ := r.hdr[0]
@@ -102,6 +107,9 @@ func (s *session) record(dir int, r *record) {
 	}
 	if typ == recAppData && s.appRecord(dir) {
 		s.inf.record(dir, r.n-s.overhead(), r.t0, r.t1)
+	}
+	if s.midstream {
+		return // no hello: no keys to find
 	}
 	switch s.state {
 	case keysOK:
@@ -150,7 +158,7 @@ func (s *session) overhead() int {
 }
 
 func (s *session) isEncrypted(dir int, typ byte) bool {
-	if s.v13 {
+	if s.v13 || s.midstream {
 		return typ == recAppData
 	}
 	return s.encrypted[dir]

@@ -152,3 +152,29 @@ func TestDNSAndCloses(t *testing.T) {
 		t.Errorf("conn 2 closed by %q how %q, want the server's idle timeout", c2.ClosedBy, c2.CloseHow)
 	}
 }
+
+// A capture that began after the first connection's handshake reads its
+// requests without keys (inferred), the next connection in full.
+func TestMidstream(t *testing.T) {
+	r := runClient(t, tlsCases[3])
+	full := decode(t, r, true)
+	first := full.Conns[0]
+	// From the first request on: the handshake's packets are gone.
+	var ps []Packet
+	for _, p := range r.packets {
+		if !p.Time.Before(first.Requests[0].Sent) {
+			ps = append(ps, p)
+		}
+	}
+	res := decode(t, run{packets: ps, keylog: r.keylog}, true)
+	if len(res.Conns) != 2 {
+		t.Fatalf("%d connections, want 2", len(res.Conns))
+	}
+	mid, next := res.Conns[0], res.Conns[1]
+	if mid.Read != "inferred" || len(mid.Requests) != len(first.Requests) {
+		t.Errorf("the joined connection: read %q, %d requests, the whole one had %d", mid.Read, len(mid.Requests), len(first.Requests))
+	}
+	if next.Read != "decrypted" || len(next.Requests) != len(full.Conns[1].Requests) {
+		t.Errorf("the next connection: read %q with %d requests", next.Read, len(next.Requests))
+	}
+}

@@ -398,10 +398,14 @@ func (c *conn) data(dir int, b []byte, t0, t1 time.Time) {
 	}
 	if c.kind == kindUnknown {
 		switch {
+		case len(b) >= 2 && b[0] == recHandshake && b[1] == 3 && dir == up:
+			c.kind, c.tls = kindTLS, newSession(c)
+		case c.tc.Connect.IsZero() && len(b) >= 5 && b[0] >= recCCS && b[0] <= recAppData && b[1] == 3:
+			// A capture that began after the handshake: its records only.
+			c.kind, c.tls = kindTLS, newSession(c)
+			c.tls.midstream = true
 		case dir == down:
 			c.kind = kindOther // the server spoke first: not HTTP
-		case len(b) >= 2 && b[0] == recHandshake && b[1] == 3:
-			c.kind, c.tls = kindTLS, newSession(c)
 		case bytes.HasPrefix(b, []byte("PRI ")):
 			c.kind, c.plain = kindHTTP, newH2()
 		case looksHTTP(b):

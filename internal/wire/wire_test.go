@@ -134,6 +134,7 @@ func runClient(t *testing.T, c tlsCase) run {
 	do("GET", "/throttle", nil, false)
 	do("GET", "/moved", nil, false)
 	do("HEAD", "/obj/50", nil, false)
+	do("GET", "/chunked", nil, false)
 	tr.CloseIdleConnections()
 	time.Sleep(50 * time.Millisecond)
 	do("GET", "/obj/5000", nil, false)
