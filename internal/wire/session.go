@@ -454,8 +454,10 @@ func (in *inferer) record(dir, n int, t0, t1 time.Time) {
 	}
 	q := in.cur
 	if dir == down {
-		if q == nil {
-			return // before any request: session tickets
+		if q == nil || t0.Before(q.Sent) {
+			// Before any request, or begun before this one was sent:
+			// not its answer (TLS 1.3 session tickets).
+			return
 		}
 		if in.serverRecs == 0 {
 			in.firstServer = t0
