@@ -352,7 +352,13 @@ func TestPcapngRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := d2.Result()
-	for name, res := range map[string]Result{"keys as read": got, "keys after the packets": late} {
+	d3 := NewDecoder(Options{})
+	if err := ReadPcapStream(bytes.NewReader(file), func(p Packet) error { d3.Packet(p); return nil },
+		func(k []byte) error { return d3.AddKeyLog(bytes.NewReader(k)) }); err != nil {
+		t.Fatal(err)
+	}
+	streamed := d3.Result()
+	for name, res := range map[string]Result{"keys as read": got, "keys after the packets": late, "streamed": streamed} {
 		if len(res.Conns) != len(want.Conns) || len(requestsOf(res)) != len(requestsOf(want)) {
 			t.Fatalf("%s: %d conns %d requests, live %d and %d", name, len(res.Conns), len(requestsOf(res)), len(want.Conns), len(requestsOf(want)))
 		}
