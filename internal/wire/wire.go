@@ -383,7 +383,8 @@ func (c *conn) idle() bool {
 		if h, ok := c.tls.reader.(*h1); ok {
 			return h.idle()
 		}
-		return true
+		in := &c.tls.inf // without keys: the last request answered
+		return in.cur == nil || in.serverRecs > 0
 	}
 	return true
 }
