@@ -368,12 +368,14 @@ func (s *session) decrypt(dir int, r *record) {
 			plain, inner, err = s.cur[dir].open(s.scratch[:0], hdr, r.data)
 		}
 		if s.cur[dir] == nil || err != nil {
-			if p, in, err2 := s.app[dir].open(s.scratch[:0], hdr, r.data); err2 == nil {
-				plain, inner, err = p, in, nil
-				s.cur[dir], s.inHS[dir] = s.app[dir], false
-			} else if s.cur[dir] == nil {
-				return // a handshake record whose keys we lack
+			p, in, err2 := s.app[dir].open(s.scratch[:0], hdr, r.data)
+			if err2 != nil {
+				// A handshake record whose keys we lack, or early data
+				// (0-RTT, under a secret the decoder does not use).
+				return
 			}
+			plain, inner, err = p, in, nil
+			s.cur[dir], s.inHS[dir] = s.app[dir], false
 		}
 	}
 	if err != nil {

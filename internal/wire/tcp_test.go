@@ -61,10 +61,13 @@ func udpPacket(t testing.TB, src, dst string, sport, dport int, msg *layers.DNS)
 	return buf.Bytes()
 }
 
-// tcpPacket builds a TCP segment as an IPv4 packet.
+// tcpPacket builds a TCP segment as an IPv4 or IPv6 packet.
 func tcpPacket(t testing.TB, src, dst string, sport, dport int, seq, ack uint32, flags string, payload []byte) []byte {
 	t.Helper()
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.ParseIP(src).To4(), DstIP: net.ParseIP(dst).To4()}
+	var ip gopacket.SerializableLayer = &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.ParseIP(src).To4(), DstIP: net.ParseIP(dst).To4()}
+	if net.ParseIP(src).To4() == nil {
+		ip = &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: net.ParseIP(src), DstIP: net.ParseIP(dst)}
+	}
 	tcp := &layers.TCP{SrcPort: layers.TCPPort(sport), DstPort: layers.TCPPort(dport), Seq: seq, Ack: ack, Window: 65535}
 	for _, f := range flags {
 		switch f {
@@ -80,7 +83,7 @@ func tcpPacket(t testing.TB, src, dst string, sport, dport int, seq, ack uint32,
 			tcp.PSH = true
 		}
 	}
-	_ = tcp.SetNetworkLayerForChecksum(ip)
+	_ = tcp.SetNetworkLayerForChecksum(ip.(gopacket.NetworkLayer))
 	buf := gopacket.NewSerializeBuffer()
 	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ip, tcp, gopacket.Payload(payload)); err != nil {
 		t.Fatal(err)
@@ -98,6 +101,7 @@ func TestDNSAndCloses(t *testing.T) {
 	a := &layers.DNS{ID: 7, QR: true, RD: true, RA: true, Questions: q.Questions, Answers: []layers.DNSResourceRecord{
 		{Name: []byte("bucket.example"), Type: layers.DNSTypeA, Class: layers.DNSClassIN, TTL: 5, IP: net.ParseIP("192.0.2.10").To4()}}}
 	cl, sv, res := "10.0.0.2", "192.0.2.10", "10.0.0.53"
+	cl6, sv6 := "2001:db8::2", "2001:db8::10"
 	get := []byte("GET /k HTTP/1.1\r\nHost: bucket.example\r\n\r\n")
 	resp := []byte("HTTP/1.1 404 Not Found\r\nx-amz-request-id: ABC\r\nContent-Length: 3\r\n\r\nno!")
 	pk := []Packet{
@@ -117,8 +121,15 @@ func TestDNSAndCloses(t *testing.T) {
 		{at(121), tcpPacket(t, cl, sv, 40001, 80, 901, 301, "PA", get)},
 		{at(140), tcpPacket(t, sv, cl, 80, 40001, 301, 901+uint32(len(get)), "PA", resp)},
 		{at(2200), tcpPacket(t, sv, cl, 80, 40001, 301+uint32(len(resp)), 901+uint32(len(get)), "FA", nil)},
+		// connection 3, over IPv6: the client closes
+		{at(3000), tcpPacket(t, cl6, sv6, 40002, 80, 10, 0, "S", nil)},
+		{at(3020), tcpPacket(t, sv6, cl6, 80, 40002, 70, 11, "SA", nil)},
+		{at(3020), tcpPacket(t, cl6, sv6, 40002, 80, 11, 71, "A", nil)},
+		{at(3021), tcpPacket(t, cl6, sv6, 40002, 80, 11, 71, "PA", get)},
+		{at(3040), tcpPacket(t, sv6, cl6, 80, 40002, 71, 11+uint32(len(get)), "PA", resp)},
+		{at(3041), tcpPacket(t, cl6, sv6, 40002, 80, 11+uint32(len(get)), 71+uint32(len(resp)), "FA", nil)},
 	}
-	d := NewDecoder(Options{Client: func(a netip.Addr) bool { return a.String() == cl }})
+	d := NewDecoder(Options{Client: func(a netip.Addr) bool { return a.String() == cl || a.String() == cl6 }})
 	for _, p := range pk {
 		d.Packet(p)
 	}
@@ -126,11 +137,11 @@ func TestDNSAndCloses(t *testing.T) {
 	if len(r.DNS) != 1 || r.DNS[0].Rcode != "NOERROR" || len(r.DNS[0].Addrs) != 1 || !r.DNS[0].Answer.Equal(at(4)) {
 		t.Fatalf("DNS: %+v", r.DNS)
 	}
-	if len(r.Conns) != 2 {
-		t.Fatalf("%d connections, want 2", len(r.Conns))
+	if len(r.Conns) != 3 {
+		t.Fatalf("%d connections, want 3", len(r.Conns))
 	}
 	for i, c := range r.Conns {
-		if c.DNS == nil || c.DNS.Name != "bucket.example" {
+		if i < 2 && (c.DNS == nil || c.DNS.Name != "bucket.example") {
 			t.Errorf("conn %d: lookup %+v, want bucket.example's", i, c.DNS)
 		}
 		if c.Read != "plain" || len(c.Requests) != 1 {
@@ -150,6 +161,9 @@ func TestDNSAndCloses(t *testing.T) {
 	}
 	if c2.ClosedBy != "idle-timeout" || c2.CloseHow != "fin" {
 		t.Errorf("conn 2 closed by %q how %q, want the server's idle timeout", c2.ClosedBy, c2.CloseHow)
+	}
+	if c3 := r.Conns[2]; c3.Client != "[2001:db8::2]:40002" || c3.ClosedBy != "client" || c3.API != "s3" {
+		t.Errorf("conn 3 (IPv6): client %s closed by %q API %q", c3.Client, c3.ClosedBy, c3.API)
 	}
 }
 
