@@ -60,3 +60,32 @@ func TestKeyLogRead(t *testing.T) {
 		t.Fatalf("read %d randoms: %+v", len(k), s)
 	}
 }
+
+// Keys that come after the packets open the records kept waiting for
+// them, up to the bound; past it the connection is read without keys
+// and nothing stays kept.
+func TestLateKeys(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		want string
+	}{{1 << 20, "decrypted"}, {maxPendingConn + 1<<20, "inferred"}} {
+		ps, keylog := synthConn(t, c.size)
+		d := NewDecoder(Options{})
+		for _, p := range ps {
+			d.Packet(p)
+		}
+		if err := d.AddKeyLog(bytes.NewReader(keylog)); err != nil {
+			t.Fatal(err)
+		}
+		res := d.Result()
+		if len(res.Conns) != 1 || res.Conns[0].Read != c.want {
+			t.Fatalf("%d bytes: read %q, want %q", c.size, res.Conns[0].Read, c.want)
+		}
+		if c.want == "decrypted" && (len(res.Conns[0].Requests) != 1 || res.Conns[0].Requests[0].BytesOut != int64(c.size)) {
+			t.Errorf("%d bytes: requests %+v", c.size, res.Conns[0].Requests)
+		}
+		if d.pending != 0 || len(d.waiting) != 0 {
+			t.Errorf("%d bytes: %d bytes and %d sessions still waiting", c.size, d.pending, len(d.waiting))
+		}
+	}
+}
