@@ -273,8 +273,8 @@ func (d *Decoder) tcpPacket(t time.Time, src, dst netip.Addr) {
 		c, dir = d.byKey[connKey{to, from}], down
 	}
 	synOnly := tcp.SYN && !tcp.ACK
-	if c != nil && synOnly && dir == up && c.synSeen && (c.isn != tcp.Seq || c.tc.ClosedBy != "open") {
-		c = nil // a new connection on the same ends
+	if c != nil && synOnly && dir == up && (!c.synSeen || c.isn != tcp.Seq || c.tc.ClosedBy != "open") {
+		c = nil // a new connection on the same ends (not the SYN sent again)
 	}
 	if c == nil {
 		if len(d.conns) >= maxConns {
