@@ -22,8 +22,12 @@
 //     a Nagle stall); BodyDone: the body's last segment.
 //   - Request.FirstByte: the first segment of the final response;
 //     Done: its last byte.
+//   - Conn.Closed: the first FIN or RST, ClosedBy its sender ("client",
+//     "server"; "idle-timeout" for a server's FIN after a second with no
+//     request outstanding), CloseHow which ("fin", "rst").
 //
-// TLS is read three ways, said per connection in Conn.Read: decrypted
+// Plain HTTP is read exactly (Conn.Read "plain"). TLS is read three
+// ways, said per connection in Conn.Read: decrypted
 // with the program's key log (every request exact), inferred from the
 // direction and timing of its records (HTTP/1.1 only; each request marked
 // Inferred), or connection facts only (HTTP/2 without keys). Bodies are
