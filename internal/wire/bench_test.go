@@ -14,7 +14,12 @@ import (
 // synthConn is one synthetic TLS 1.3 (AES-128-GCM) connection's packets:
 // a handshake in the clear, a GET, and its response of size bytes in
 // full records, cut in 1448-byte segments; and the key log that opens it.
-func synthConn(tb testing.TB, size int) ([]Packet, []byte) {
+func synthConn(tb testing.TB, size int) ([]Packet, []byte) { return synthConnUpdate(tb, size, false) }
+
+// synthConnUpdate is synthConn whose server, with update, sends a
+// KeyUpdate halfway through the response and the rest under the next
+// keys.
+func synthConnUpdate(tb testing.TB, size int, update bool) ([]Packet, []byte) {
 	tb.Helper()
 	var random [32]byte
 	for i := range random {
@@ -31,7 +36,9 @@ func synthConn(tb testing.TB, size int) ([]Packet, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	seal := func(c *recCipher, plain []byte) []byte {
+	var sealAs func(c *recCipher, plain []byte, inner byte) []byte
+	seal := func(c *recCipher, plain []byte) []byte { return sealAs(c, plain, recAppData) }
+	sealAs = func(c *recCipher, plain []byte, inner byte) []byte {
 		n := len(plain) + 1 + c.aead.Overhead()
 		hdr := []byte{recAppData, 3, 3, byte(n >> 8), byte(n)}
 		var nonce [12]byte
@@ -40,7 +47,7 @@ func synthConn(tb testing.TB, size int) ([]Packet, []byte) {
 			nonce[4+i] ^= byte(c.seq >> (56 - 8*i))
 		}
 		c.seq++
-		return c.aead.Seal(hdr, nonce[:], append(append([]byte(nil), plain...), recAppData), hdr)
+		return c.aead.Seal(hdr, nonce[:], append(append([]byte(nil), plain...), inner), hdr)
 	}
 	hsRecord := func(typ byte, body []byte) []byte {
 		msg := append([]byte{typ, 0, byte(len(body) >> 8), byte(len(body))}, body...)
@@ -55,6 +62,12 @@ func synthConn(tb testing.TB, size int) ([]Packet, []byte) {
 	chunk := make([]byte, 1<<14-256)
 	for left := size; left > 0; left -= len(chunk) {
 		down = append(down, seal(sc, chunk[:min(left, len(chunk))]))
+		if update && left <= size/2 && left+len(chunk) > size/2 {
+			down = append(down, sealAs(sc, []byte{hsKeyUpdate, 0, 0, 1, 0}, recHandshake))
+			if sc, err = sc.update(); err != nil {
+				tb.Fatal(err)
+			}
+		}
 	}
 	var ps []Packet
 	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -89,3 +89,21 @@ func TestLateKeys(t *testing.T) {
 		}
 	}
 }
+
+// A TLS 1.3 KeyUpdate moves the direction on to the next keys: the
+// response reads whole across it.
+func TestKeyUpdate(t *testing.T) {
+	const size = 200000
+	ps, keylog := synthConnUpdate(t, size, true)
+	d := NewDecoder(Options{})
+	if err := d.AddKeyLog(bytes.NewReader(keylog)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		d.Packet(p)
+	}
+	res := d.Result()
+	if c := res.Conns[0]; c.Read != "decrypted" || len(c.Requests) != 1 || c.Requests[0].BytesOut != size {
+		t.Fatalf("read %q, requests %+v", c.Read, c.Requests)
+	}
+}
