@@ -60,7 +60,6 @@ type session struct {
 	pendSize int
 	scratch  []byte
 	reader   httpReader
-	opened   bool // an application record was decrypted
 	// TLS 1.2's master secret and the session ids and tickets that
 	// resume it (a key log has no line for a resumed session)
 	master  []byte
@@ -389,7 +388,6 @@ func (s *session) decrypt(dir int, r *record) {
 	case recHandshake:
 		s.ehs[dir].feed(plain, func(m byte, body []byte) { s.encryptedHandshake(dir, m, body) })
 	case recAppData:
-		s.opened = true
 		if s.reader == nil {
 			if s.c.tc.ALPN == "h2" || dir == up && bytes.HasPrefix(plain, []byte("PRI ")) || dir == down && s.c.tc.ALPN == "" {
 				s.reader = newH2()
