@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -52,6 +53,28 @@ func TestHTTP1Framing(t *testing.T) {
 		}
 		if h.reqs[3].ResponseHeader.Get("Retry-After") != "2" {
 			t.Errorf("step %d: Retry-After %q", step, h.reqs[3].ResponseHeader.Get("Retry-After"))
+		}
+	}
+}
+
+// A stream joined mid-record finds the next record's start; one read
+// from its start breaks at bytes that are not a record.
+func TestFramerResync(t *testing.T) {
+	rec := func(n int) []byte { return append([]byte{recAppData, 3, 3, byte(n >> 8), byte(n)}, make([]byte, n)...) }
+	tail := []byte{0x42, 0x17, 0x03, 0x01, 0xff, 0x99} // the end of a record begun before the capture
+	stream := append(append(append([]byte(nil), tail...), rec(300)...), rec(20)...)
+	t0 := time.Unix(0, 0)
+	for _, c := range []struct {
+		lost bool
+		want []int
+	}{{true, []int{300, 20}}, {false, nil}} {
+		f := &framer{lost: c.lost, resync: c.lost}
+		var got []int
+		for i := 0; i < len(stream); i += 100 {
+			f.feed(stream[i:min(i+100, len(stream))], t0, t0, func(byte) bool { return false }, func(r *record) { got = append(got, r.n) })
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("lost %v: records %v, want %v", c.lost, got, c.want)
 		}
 	}
 }

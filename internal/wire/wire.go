@@ -409,6 +409,9 @@ func (c *conn) data(dir int, b []byte, t0, t1 time.Time) {
 			// A capture that began after the handshake: its records only.
 			c.kind, c.tls = kindTLS, newSession(c)
 			c.tls.midstream = true
+			for i := range c.tls.fr {
+				c.tls.fr[i].lost, c.tls.fr[i].resync = true, true
+			}
 		case dir == down:
 			c.kind = kindOther // the server spoke first: not HTTP
 		case bytes.HasPrefix(b, []byte("PRI ")):
