@@ -213,7 +213,7 @@ func TestLossRecovered(t *testing.T) {
 	defer hs.Close()
 	var keylog bytes.Buffer
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return w.dial(ctx, testPort) },
+		DialContext:     func(ctx context.Context, _, _ string) (net.Conn, error) { return w.dial(ctx, testPort) },
 		TLSClientConfig: &tls.Config{ServerName: "bucket.test", InsecureSkipVerify: true, KeyLogWriter: &keylog}, //nolint:gosec // a test's self-signed server
 	}
 	cl := &http.Client{Transport: tr, Timeout: 30 * time.Second}
