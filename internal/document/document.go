@@ -98,6 +98,12 @@ type LabInfo struct {
 	TLS       bool    `json:"tls"`
 	// Loss is the random loss probability each way (0-1).
 	Loss float64 `json:"loss"`
+	// LossModel is bursty loss each way (Loss is then 0); nil for none.
+	LossModel *LossModel `json:"loss_model,omitempty"`
+	// Reorder is the reordering each way; nil for none.
+	Reorder *Reorder `json:"reorder,omitempty"`
+	// Duplicate is the probability each way that a packet is sent twice (0-1).
+	Duplicate float64 `json:"duplicate,omitempty"`
 	// Queue is the bottleneck's drop-tail queue each way in bytes (0: no rate cap).
 	Queue int `json:"queue"`
 	// MTU of the emulated wire (0 on the direct path).
@@ -120,6 +126,26 @@ type LabInfo struct {
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`
+}
+
+// LossModel is the lab's bursty loss: netem's Gilbert-Elliott model
+// (`loss gemodel p r 1-h 1-k`), probabilities 0-1.
+type LossModel struct {
+	// Model is "gemodel".
+	Model string  `json:"model"`
+	P     float64 `json:"p"`
+	R     float64 `json:"r"`
+	// BadLoss and GoodLoss are the loss in each state (netem's 1-h, 1-k).
+	BadLoss  float64 `json:"bad_loss"`
+	GoodLoss float64 `json:"good_loss"`
+	// MeanLoss is the long-run loss the model gives.
+	MeanLoss float64 `json:"mean_loss"`
+}
+
+// Reorder is the lab's reordering (netem's `reorder P% corr%`), 0-1.
+type Reorder struct {
+	Share       float64 `json:"share"`
+	Correlation float64 `json:"correlation,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.

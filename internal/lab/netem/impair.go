@@ -93,8 +93,9 @@ func (c *correlated) next(p, rho float64, rng *rand.Rand) bool {
 	return c.last
 }
 
-// check is the rule every Path is held to, the netem's and the pipe's.
-func (p Path) check() error {
+// Check is the rule every Path is held to (New and NewPipe refuse a
+// Path that breaks it), for callers to check theirs first.
+func (p Path) Check() error {
 	switch {
 	case p.Delay < 0 || p.Jitter < 0 || p.Rate < 0 || p.Queue < 0 || !(p.Loss >= 0 && p.Loss <= 1):
 		return errors.New("netem: delay, jitter, rate and queue must not be negative, and loss must be within 0-100%")

@@ -222,7 +222,7 @@ func TestImpairmentChecks(t *testing.T) {
 		{Path{Duplicate: -0.1}, false},
 		{Path{Duplicate: 0.01}, true},
 	} {
-		if err := tc.p.check(); (err == nil) != tc.ok {
+		if err := tc.p.Check(); (err == nil) != tc.ok {
 			t.Errorf("%+v: %v, want ok %v", tc.p, err, tc.ok)
 		}
 	}

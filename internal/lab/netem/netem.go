@@ -174,7 +174,7 @@ func New(cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("netem: MTU %w", err)
 	}
 	for _, p := range []Path{cfg.Up, cfg.Down} {
-		if err := p.check(); err != nil {
+		if err := p.Check(); err != nil {
 			return nil, err
 		}
 	}

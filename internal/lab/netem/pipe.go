@@ -32,7 +32,7 @@ func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
 		cfg.MTU = 1500
 	}
 	for _, p := range []Path{cfg.Up, cfg.Down} {
-		if err := p.check(); err != nil {
+		if err := p.Check(); err != nil {
 			return nil, err
 		}
 	}

@@ -25,7 +25,7 @@ const Stall = 10 * time.Second
 // spread by ±20-50% run to run on either stack (a 4 MiB GET at 40 ms and
 // 1% loss took 5.1 to 11.9 s on Linux, 10.5 to 11.7 s in the lab).
 func (c Case) Tolerance() float64 {
-	if c.Loss > 0 {
+	if c.Random() {
 		return 0.25
 	}
 	return 0.10
@@ -37,7 +37,7 @@ func (c Case) Tolerance() float64 {
 // 30-60% from one run to the next on either stack, so the loss cases move
 // 4 MiB, whose medians of 7 held within ±20% on Linux).
 func (c Case) Runs() int {
-	if c.Loss > 0 {
+	if c.Random() {
 		return 7
 	}
 	return 5
@@ -144,8 +144,44 @@ func Full() []Case {
 			add(c)
 		}
 	}
+	for _, c := range Impaired() {
+		add(c)
+	}
 	add(Case{RTT: 20 * time.Millisecond, Rate: 16e6, Queue: 8 * 1500, Op: "PUT", Size: 1 << 20})
 	add(Case{RTT: 80 * time.Millisecond, Op: "PUT", Size: 20 << 10})
+	return out
+}
+
+// Impaired are the grid's rows for the wire's other impairments, each a
+// cold 4 MiB transfer as the random-loss rows move: bursty loss (netem's
+// gemodel) of about 1% on average, in bursts of 3.3 packets at 10 and
+// 40 ms and of 10 at 40 ms; reordering at 40 ms, light (1%) and netem's
+// example (25%, correlated 50%), a download and an upload; duplication of
+// 1% and 10% at 40 ms.
+func Impaired() []Case {
+	ge := func(p, r float64) netem.GilbertElliott { return netem.GilbertElliott{P: p, R: r, BadLoss: 1} }
+	mid := Case{RTT: 40 * time.Millisecond, Op: "GET", Size: 4 << 20}
+	var out []Case
+	for _, c := range []Case{
+		{RTT: 10 * time.Millisecond, Bursty: ge(0.003, 0.3)},
+		{Bursty: ge(0.003, 0.3)},
+		{Bursty: ge(0.001, 0.1)},
+		{Reorder: netem.Reorder{Share: 0.01}},
+		{Reorder: netem.Reorder{Share: 0.25, Correlation: 0.5}},
+		{Reorder: netem.Reorder{Share: 0.25, Correlation: 0.5}, Op: "PUT"},
+		{Duplicate: 0.01},
+		{Duplicate: 0.10},
+	} {
+		x := mid
+		x.Bursty, x.Reorder, x.Duplicate = c.Bursty, c.Reorder, c.Duplicate
+		if c.RTT > 0 {
+			x.RTT = c.RTT
+		}
+		if c.Op != "" {
+			x.Op = c.Op
+		}
+		out = append(out, x)
+	}
 	return out
 }
 
@@ -205,7 +241,7 @@ func (r Row) Within() bool {
 
 // roundTripBound says whether c's time is a count of round trips: a cold
 // transfer with no rate cap and no random loss.
-func (c Case) roundTripBound() bool { return !c.Warm && c.Rate == 0 && c.Loss == 0 }
+func (c Case) roundTripBound() bool { return !c.Warm && c.Rate == 0 && !c.Random() }
 
 // WithinGap says whether it is within the case's known gap, when it has one.
 func (r Row) WithinGap() bool { d := r.Diff(); return d <= r.Case.Gap() && d >= -r.Case.Gap() }
