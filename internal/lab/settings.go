@@ -38,11 +38,11 @@ type Settings struct {
 	// Reorder ("25%,50%") and Duplicate ("1%") are netem's reorder and
 	// duplicate, each way: ParseReorder, ParseDuplicate.
 	Reorder, Duplicate string
-	MTU         int
-	DNSTime     time.Duration
-	DNSTTL      time.Duration
-	RecvBuffer  string
-	SendBuffer  string
+	MTU                int
+	DNSTime            time.Duration
+	DNSTTL             time.Duration
+	RecvBuffer         string
+	SendBuffer         string
 	// Record is lab --record and explain: keep every connection and request.
 	Record bool
 	// Network is lab exec's and explain's --network: auto, netns or netstack.

@@ -34,8 +34,8 @@ type Case struct {
 	Reorder   netem.Reorder
 	Duplicate float64
 	Op        string // "GET" or "PUT"
-	Size  int
-	Warm  bool // on a connection that has just moved the same transfer
+	Size      int
+	Warm      bool // on a connection that has just moved the same transfer
 }
 
 func (c Case) String() string {
