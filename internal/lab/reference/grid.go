@@ -74,11 +74,18 @@ var CI = []Case{
 // stack's slow start, not yet explained). The test holds these
 // cases to their gap, so they cannot silently grow; on the netns path
 // objbench's own client (run lab's auto behind a cap or with loss) has
-// Linux's TCP and no gap (TestOwnClientNetns).
+// Linux's TCP and no gap (TestOwnClientNetns). Bursty loss: as random
+// loss, and a tail loss inside a burst waits longer, as the sender's
+// silence leaves the wire in its bad state for the retransmission too.
+// Heavy reordering (25%): gVisor detects a spurious fast retransmit
+// (RFC 3522) but does not undo its cut of the window, nor raise its
+// duplicate-ACK threshold, as Linux does (lab +60 to +100%).
 func (c Case) Gap() float64 {
 	switch {
-	case c.Loss > 0 || c.Rate > 0 && c.Queue > 0 && c.Queue < c.BDP()/2:
+	case c.Loss > 0 || c.Bursty.On() || c.Rate > 0 && c.Queue > 0 && c.Queue < c.BDP()/2:
 		return 1.5
+	case c.Reorder.Share >= 0.1:
+		return 1.25
 	case c.Rate > 0:
 		return 0
 	case c.Warm:
