@@ -62,7 +62,7 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 		nameFields(fs, (*lab.Settings)(lf))
 	}()
 	if withAPI {
-		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root or user namespaces), or auto: netns behind a --bandwidth cap or with --loss where namespaces work (the user-space stacks lose time there), else netstack")
+		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root or user namespaces), or auto: netns behind a --bandwidth cap or with --loss or --reorder where namespaces work (the user-space stacks lose time there), else netstack")
 		fs.StringVar(&lf.API, "lab-api", "s3", "lab: which embedded endpoint to measure: s3, gcs or azure (azure needs azurite-blob on PATH)")
 	}
 	fs.BoolVar(&lf.TLS, "tls", false, "lab: serve HTTPS from an in-memory CA (HTTP/2 offered); the default on every profile but local")
