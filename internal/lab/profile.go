@@ -26,6 +26,8 @@ var profiles = []Profile{
 	{"cross-region", Link{RTT: 80 * time.Millisecond}, "80 ms round trip, us-east-1 to us-west-2"},
 	{"intercontinental", Link{RTT: 200 * time.Millisecond}, "200 ms round trip"},
 	{"home-wifi", Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000}, "30 ms round trip, 5 ms jitter, 50 Mbit/s"},
+	{"lossy-wifi", Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000,
+		Bursty: netem.GilbertElliott{P: 0.005, R: 0.3, BadLoss: 1}}, "home-wifi losing 1.6% of packets in bursts of 3.3 (netem's gemodel 0.5% 30%)"},
 }
 
 // Profiles lists the profiles in order of distance.

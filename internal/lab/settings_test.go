@@ -89,9 +89,10 @@ func TestSettingsConfig(t *testing.T) {
 				t.Errorf("loss %v bursty %+v", c.Loss, c.Bursty)
 			}
 		}},
-		{name: "random loss replaces bursty", edit: func(s *Settings) { s.Loss = "1%" }, check: func(t *testing.T, c Config) {
-			if c.Loss == nil || *c.Loss != 0.01 || c.Bursty == nil || c.Bursty.On() {
-				t.Errorf("loss %v bursty %+v", c.Loss, c.Bursty)
+		{name: "random loss replaces a profile's bursty loss", profile: "lossy-wifi", edit: func(s *Settings) { s.Loss = "1%" }, check: func(t *testing.T, c Config) {
+			prof, _ := LookupProfile("lossy-wifi")
+			if l := c.link(prof); l.Loss != 0.01 || l.Bursty.On() || !prof.Link.Bursty.On() {
+				t.Errorf("link %+v from profile %+v", l, prof.Link)
 			}
 		}},
 		{name: "reorder and duplicate", profile: "cross-region", edit: func(s *Settings) { s.Reorder, s.Duplicate = "25%,50%", "1%" }, check: func(t *testing.T, c Config) {
