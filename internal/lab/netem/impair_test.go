@@ -31,21 +31,16 @@ func TestGilbertElliottStatistics(t *testing.T) {
 	} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		var s geState
-		lost, bursts, run := 0, 0, 0
-		var runs []int
+		lost, bursts, prev := 0, 0, false
 		for range n {
-			if s.lose(g, rng) {
+			l := s.lose(g, rng)
+			if l {
 				lost++
-				if run == 0 {
+				if !prev {
 					bursts++
 				}
-				run++
-				continue
 			}
-			if run > 0 {
-				runs = append(runs, run)
-			}
-			run = 0
+			prev = l
 		}
 		if got := float64(lost) / n; !within(got, g.MeanLoss(), 0.05) {
 			t.Errorf("%+v: loss %.4f, want the model's mean %.4f ±5%%", g, got, g.MeanLoss())
