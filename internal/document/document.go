@@ -114,7 +114,7 @@ type LabInfo struct {
 	// TCP/IP stacks across an emulated wire), "netns" (a program's own
 	// kernel TCP in a network namespace of its own on the same kind of
 	// wire: lab exec, explain; objbench's own on run lab behind a bandwidth
-	// cap or with random loss) or "direct" (loopback).
+	// cap, with loss or with reordering) or "direct" (loopback).
 	Network string `json:"network"`
 	// NetworkNote says why a run fell back to netstack where namespaces
 	// are unavailable, and what that path cannot show; empty otherwise.
