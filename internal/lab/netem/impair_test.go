@@ -254,3 +254,33 @@ func TestCorrelatedDraw(t *testing.T) {
 		}
 	}
 }
+
+// TestImpairedNetwork: the stacks carry a transfer whole across a wire
+// that reorders, duplicates and loses in bursts each way, and the wire
+// counts what it did.
+func TestImpairedNetwork(t *testing.T) {
+	t.Parallel()
+	p := Path{Delay: 5 * time.Millisecond, Reorder: Reorder{Share: 0.1}, Duplicate: 0.05,
+		Bursty: GilbertElliott{P: 0.005, R: 0.3, BadLoss: 0.5}}
+	n, err := New(Config{Up: p, Down: p, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Close)
+	serve(t, n, 80)
+	c, err := n.Dial(t.Context(), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	get(t, c, 1<<20) // fails the test unless every byte arrives
+	up, down := n.Stats()
+	for name, s := range map[string]Stats{"up": up, "down": down} {
+		if s.Reordered == 0 || s.Duplicated == 0 {
+			t.Errorf("%s: %+v: want packets reordered and duplicated", name, s)
+		}
+	}
+	if down.LossDrops == 0 {
+		t.Errorf("down: %+v: want bursty losses", down)
+	}
+}
