@@ -84,7 +84,7 @@ func main() {
 			outside++
 		}
 	}
-	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss), %d not judged: the machine held over 5%% of either path's packets late\n", outside, busy)
+	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss, reordering or duplication), %d not judged: the machine held over 5%% of either path's packets late\n", outside, busy)
 	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered late: over 2 ms (a 20th of the round trip beyond 40 ms) after their time")
 	if *withNetns {
 		fmt.Println("netns: the lab's netns path (the reference's setup: kernel TCP, CUBIC at both ends), measured again; its diff is the reference's own spread")

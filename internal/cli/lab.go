@@ -66,6 +66,7 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 func labView(l *lab.Lab) terminal.LabView {
 	k, n := l.Link(), l.Network()
 	v := terminal.LabView{Profile: l.Profile(), RTT: k.RTT, Jitter: k.Jitter, Bandwidth: lab.FormatBandwidth(k.Bandwidth), Loss: k.Loss,
+		LossModel: k.LossModel(), Impair: k.Impairments(),
 		Model: n.Model, Queue: n.Queue, MTU: n.MTU, RecvBuffer: n.RecvBuffer, SendBuffer: n.SendBuffer,
 		Resolver: l.ResolverAddr(), Domain: lab.Domain, Bucket: lab.Bucket, DirectoryBucket: l.Info("s3").DirectoryBucket, Endpoints: map[string]string{}, Azure: l.AzureConnectionString(),
 		Limits: l.Config().Limit.String()}

@@ -63,7 +63,7 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 		nameFields(fs, (*lab.Settings)(lf))
 	}()
 	if withAPI {
-		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root or user namespaces), or auto: netns behind a --bandwidth cap or with --loss where namespaces work (the user-space stacks lose time there), else netstack")
+		lf.registerNetwork(fs, "lab: objbench's own TCP: netstack (user-space stacks, anywhere), netns (the kernel's TCP at both ends of the wire, in network namespaces: Linux, root or user namespaces), or auto: netns behind a --bandwidth cap or with --loss or --reorder where namespaces work (the user-space stacks lose time there), else netstack")
 		fs.StringVar(&lf.API, "lab-api", "s3", "lab: which embedded endpoint to measure: s3, gcs or azure (azure needs azurite-blob on PATH)")
 	}
 	fs.BoolVar(&lf.TLS, "tls", false, "lab: serve HTTPS from an in-memory CA (HTTP/2 offered); the default on every profile but local")
@@ -74,7 +74,9 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.StringVar(&lf.Bandwidth, "bandwidth", "", "lab: bandwidth cap each way, overriding the profile (e.g. 100Mbit, 1Gbit; 0 = none)")
 	fs.DurationVar(&lf.ServiceTime, "service-time", 0, "lab: server time added before each response (e.g. 10ms)")
 	fs.DurationVar(&lf.IdleTimeout, "idle-timeout", 20*time.Second, "lab: the server closes keep-alive connections idle longer than this")
-	fs.StringVar(&lf.Loss, "loss", "", "lab: random packet loss each way, overriding the profile (e.g. 0.5%)")
+	fs.StringVar(&lf.Loss, "loss", "", "lab: packet loss each way, overriding the profile: random (e.g. 0.5%) or in bursts as netem's gemodel, gemodel:P[,R[,1-H[,1-K]]] (e.g. gemodel:1%,30%: enter the bad state with 1% per packet, leave it with 30%, so bursts of 3.3 packets)")
+	fs.StringVar(&lf.Reorder, "reorder", "", "lab: reordering each way as netem's reorder P%[,CORR%] (e.g. 25%,50%): that share of packets is sent at once while the others wait out the delay (half the round trip), so they arrive ahead of the packets sent up to a delay before them; it needs a round trip")
+	fs.StringVar(&lf.Duplicate, "duplicate", "", "lab: share of packets sent twice each way, as netem's duplicate (e.g. 1%)")
 	fs.StringVar(&lf.Queue, "queue", "", "lab: the bottleneck's drop-tail queue each way, in packets (100) or bytes (256KiB); default one bandwidth-delay product, at least 256 packets")
 	fs.IntVar(&lf.MTU, "mtu", 1500, "lab: MTU of the emulated wire (576 to 65535)")
 	fs.DurationVar(&lf.DNSTime, "dns-time", 0, "lab: name lookup time of the lab's resolver; when set, objbench reaches the lab by name (s3.objbench.test) and each new connection pays it")

@@ -100,6 +100,12 @@ type LabInfo struct {
 	TLS       bool    `json:"tls"`
 	// Loss is the random loss probability each way (0-1).
 	Loss float64 `json:"loss"`
+	// LossModel is bursty loss each way (Loss is then 0); nil for none.
+	LossModel *LossModel `json:"loss_model,omitempty"`
+	// Reorder is the reordering each way; nil for none.
+	Reorder *Reorder `json:"reorder,omitempty"`
+	// Duplicate is the probability each way that a packet is sent twice (0-1).
+	Duplicate float64 `json:"duplicate,omitempty"`
 	// Queue is the bottleneck's drop-tail queue each way in bytes (0: no rate cap).
 	Queue int `json:"queue"`
 	// MTU of the emulated wire (0 on the direct path).
@@ -110,7 +116,7 @@ type LabInfo struct {
 	// TCP/IP stacks across an emulated wire), "netns" (a program's own
 	// kernel TCP in a network namespace of its own on the same kind of
 	// wire: lab exec, explain; objbench's own on run lab behind a bandwidth
-	// cap or with random loss) or "direct" (loopback).
+	// cap, with loss or with reordering) or "direct" (loopback).
 	Network string `json:"network"`
 	// NetworkNote says why a run fell back to netstack where namespaces
 	// are unavailable, and what that path cannot show; empty otherwise.
@@ -131,6 +137,26 @@ type LabInfo struct {
 	// as --limit reads it ("s3:get=200/s,put=3500/s,partition=30m");
 	// absent when the lab did not limit the API.
 	Limit string `json:"limit,omitempty"`
+}
+
+// LossModel is the lab's bursty loss: netem's Gilbert-Elliott model
+// (`loss gemodel p r 1-h 1-k`), probabilities 0-1.
+type LossModel struct {
+	// Model is "gemodel".
+	Model string  `json:"model"`
+	P     float64 `json:"p"`
+	R     float64 `json:"r"`
+	// BadLoss and GoodLoss are the loss in each state (netem's 1-h, 1-k).
+	BadLoss  float64 `json:"bad_loss"`
+	GoodLoss float64 `json:"good_loss"`
+	// MeanLoss is the long-run loss the model gives.
+	MeanLoss float64 `json:"mean_loss"`
+}
+
+// Reorder is the lab's reordering (netem's `reorder P% corr%`), 0-1.
+type Reorder struct {
+	Share       float64 `json:"share"`
+	Correlation float64 `json:"correlation,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.

@@ -17,7 +17,7 @@ import (
 const (
 	// NetworkAuto is NetworkNetns where namespaces work, else NetworkNetstack;
 	// for objbench's own client alone (Config.OwnClient), NetworkNetns only
-	// behind a bandwidth cap or with random loss.
+	// behind a bandwidth cap, with loss (random or bursty) or reordering.
 	NetworkAuto = "auto"
 	// NetworkNetns runs the program in a network namespace of its own
 	// whose only route is a TUN device on the wire; the servers answer
@@ -79,9 +79,10 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 		return NetworkNetstack, "", nil // nothing emulated: loopback is the path
 	}
 	// objbench's own client alone meets Linux's TCP on the user-space
-	// stacks, and costs less there, except behind a bottleneck or with
-	// random loss (bench/grid.sh).
-	differs := l.link.Bandwidth > 0 || l.link.Loss > 0
+	// stacks, and costs less there, except behind a bottleneck, with loss
+	// (random or bursty) or reordering (bench/grid.sh); duplication alone
+	// it meets.
+	differs := l.link.Bandwidth > 0 || l.link.Loss > 0 || l.link.Bursty.On() || l.link.Reorder.Share > 0
 	if mode == NetworkAuto && l.cfg.OwnClient && !differs {
 		return NetworkNetstack, "", nil
 	}
@@ -104,7 +105,7 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 	}
 	if l.cfg.OwnClient {
 		return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): objbench's own TCP is the lab's user-space stacks, "+
-			"which behind a bottleneck or with random loss take longer than Linux's TCP over the same wire (docs/lab.md)", err), nil
+			"which behind a bottleneck, with loss or with reordering take longer than Linux's TCP over the same wire (docs/lab.md)", err), nil
 	}
 	return NetworkNetstack, fmt.Sprintf("network namespaces unavailable (%v): the program reaches the lab through local endpoints, "+
 		"so its own TCP (connect, Nagle, delayed ACKs, buffers) is not on the emulated wire", err), nil

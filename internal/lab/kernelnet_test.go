@@ -211,8 +211,9 @@ func TestNetworkChoice(t *testing.T) {
 
 // TestOwnClientNetworkChoice: for objbench's own client alone (run),
 // auto keeps the user-space stacks where they meet Linux's TCP (a round
-// trip only) and takes the kernel's behind a bandwidth cap or with random
-// loss, where they do not (bench/grid.sh); without namespaces it falls
+// trip only, or with duplication) and takes the kernel's behind a
+// bandwidth cap, with random or bursty loss or with reordering, where they
+// do not (bench/grid.sh); without namespaces it falls
 // back to netstack with a notice that says what that costs.
 func TestOwnClientNetworkChoice(t *testing.T) {
 	rtt, bw, loss := 20*time.Millisecond, int64(50e6), 0.01
@@ -224,6 +225,9 @@ func TestOwnClientNetworkChoice(t *testing.T) {
 		{"round trip only", Config{RTT: &rtt}, NetworkNetstack},
 		{"bandwidth cap", Config{RTT: &rtt, Bandwidth: &bw}, NetworkNetns},
 		{"random loss", Config{RTT: &rtt, Loss: &loss}, NetworkNetns},
+		{"bursty loss", Config{RTT: &rtt, Bursty: &netem.GilbertElliott{P: 0.01, R: 0.3, BadLoss: 1}}, NetworkNetns},
+		{"reordering", Config{RTT: &rtt, Reorder: &netem.Reorder{Share: 0.25}}, NetworkNetns},
+		{"duplication", Config{RTT: &rtt, Duplicate: &loss}, NetworkNetstack},
 		{"local", Config{}, "direct"},
 	} {
 		tc.cfg.Network, tc.cfg.OwnClient = NetworkAuto, true

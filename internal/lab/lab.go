@@ -55,6 +55,13 @@ type Config struct {
 	RTT, Jitter *time.Duration
 	Bandwidth   *int64
 	Loss        *float64
+	// Bursty, Reorder and Duplicate override the profile's bursty loss,
+	// reordering and duplication (each way) when not nil. One loss model
+	// is in force: a Loss given clears the profile's Bursty, and a Bursty
+	// given comes with a Loss of 0.
+	Bursty    *netem.GilbertElliott
+	Reorder   *netem.Reorder
+	Duplicate *float64
 	// Queue is the bottleneck's drop-tail queue in bytes each way; 0 is one
 	// bandwidth-delay product (at least 256 packets).
 	Queue int
@@ -313,6 +320,15 @@ func (cfg Config) link(prof Profile) Link {
 	if cfg.Loss != nil {
 		link.Loss = *cfg.Loss
 	}
+	if cfg.Bursty != nil {
+		link.Bursty = *cfg.Bursty
+	}
+	if cfg.Reorder != nil {
+		link.Reorder = *cfg.Reorder
+	}
+	if cfg.Duplicate != nil {
+		link.Duplicate = *cfg.Duplicate
+	}
 	return link
 }
 
@@ -333,6 +349,12 @@ func checkLink(l Link) error {
 		return fmt.Errorf("lab link: round-trip time, jitter and bandwidth must not be negative")
 	case l.Loss < 0 || l.Loss > 1 || l.Loss != l.Loss:
 		return fmt.Errorf("lab link: loss %g%% outside 0-100%%", l.Loss*100)
+	case l.Loss > 0 && l.Bursty.On():
+		return fmt.Errorf("lab link: random loss %g%% and bursty loss (%s) at once: give one loss model", l.Loss*100, l.LossModel())
+	case l.Reorder.Share > 0 && l.RTT == 0:
+		return fmt.Errorf("lab link: reordering (%s) needs a round trip: reordered packets skip the delay the others wait out", l.Impairments())
+	case (netem.Path{Bursty: l.Bursty, Reorder: l.Reorder, Duplicate: l.Duplicate, Delay: l.RTT / 2}).Check() != nil:
+		return fmt.Errorf("lab link: %w", (netem.Path{Bursty: l.Bursty, Reorder: l.Reorder, Duplicate: l.Duplicate, Delay: l.RTT / 2}).Check())
 	case l.RTT > MaxRTT:
 		return fmt.Errorf("lab link: round-trip time %s is absurd (at most %s)", l.RTT, MaxRTT)
 	case l.Jitter > l.RTT && l.RTT > 0 || l.Jitter > MaxRTT:
@@ -646,6 +668,9 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		Bandwidth:   FormatBandwidth(l.link.Bandwidth),
 		TLS:         l.ca != nil,
 		Loss:        l.link.Loss,
+		LossModel:   lossModelInfo(l.link.Bursty),
+		Reorder:     reorderInfo(l.link.Reorder),
+		Duplicate:   l.link.Duplicate,
 		Queue:       n.Queue,
 		MTU:         n.MTU,
 		DNSms:       float64(l.cfg.DNSTime) / float64(time.Millisecond),

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -26,6 +27,9 @@ func TestBadConfig(t *testing.T) {
 		{"unknown api", Config{APIs: []string{"ftp"}}, "unknown lab API"},
 		{"loss above 100%", Config{Loss: ptr(1.5)}, "outside 0-100%"},
 		{"negative loss", Config{Loss: ptr(-0.1)}, "outside 0-100%"},
+		{"two loss models", Config{RTT: dur(time.Millisecond), Loss: ptr(0.01), Bursty: &netem.GilbertElliott{P: 0.01, R: 0.3, BadLoss: 1}}, "one loss model"},
+		{"reorder without a delay", Config{Reorder: &netem.Reorder{Share: 0.25}}, "needs a round trip"},
+		{"duplicate above 100%", Config{RTT: dur(time.Millisecond), Duplicate: ptr(2.0)}, "duplicate"},
 		{"small mtu", Config{MTU: 500}, "MTU 500"},
 		{"negative queue", Config{Queue: -1}, "queue"},
 		{"negative dns time", Config{DNSTime: -time.Second}, "lookup time"},

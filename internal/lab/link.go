@@ -2,23 +2,63 @@ package lab
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
 )
 
 // Link is the emulated path between client and server, as the profiles and
 // flags give it: the round trip (half each way), its jitter, the bottleneck's
-// rate each way and random loss each way.
+// rate each way, loss each way (random or bursty), and reordering and
+// duplication each way.
 type Link struct {
 	RTT       time.Duration
 	Jitter    time.Duration
 	Bandwidth int64   // bits per second, 0 = unlimited
 	Loss      float64 // probability each way, 0-1
+	// Bursty is loss in bursts (netem's gemodel), instead of Loss.
+	Bursty netem.GilbertElliott
+	// Reorder sends a share of packets ahead of the delay (netem's reorder).
+	Reorder netem.Reorder
+	// Duplicate is the probability each way that a packet is sent twice.
+	Duplicate float64
 }
 
 // Emulates reports whether the link adds anything to a direct connection.
-func (l Link) Emulates() bool { return l.RTT > 0 || l.Jitter > 0 || l.Bandwidth > 0 || l.Loss > 0 }
+func (l Link) Emulates() bool {
+	return l.RTT > 0 || l.Jitter > 0 || l.Bandwidth > 0 || l.Loss > 0 || l.Impaired()
+}
+
+// Impaired says whether the link has bursty loss, reordering or duplication.
+func (l Link) Impaired() bool { return l.Bursty.On() || l.Reorder.Share > 0 || l.Duplicate > 0 }
+
+// LossModel is the bursty loss as tc writes it ("gemodel 0.3% 30% 100%
+// 0%"), "" for none.
+func (l Link) LossModel() string {
+	g := l.Bursty
+	if !g.On() {
+		return ""
+	}
+	return fmt.Sprintf("gemodel %g%% %g%% %g%% %g%%", 100*g.P, 100*g.R, 100*g.BadLoss, 100*g.GoodLoss)
+}
+
+// Impairments are the reordering and duplication as tc writes them
+// ("reorder 25% 50%, duplicate 1%"), "" for none.
+func (l Link) Impairments() string {
+	var s []string
+	if r := l.Reorder; r.Share > 0 {
+		s = append(s, fmt.Sprintf("reorder %g%%", 100*r.Share))
+		if r.Correlation > 0 {
+			s[0] += fmt.Sprintf(" %g%%", 100*r.Correlation)
+		}
+	}
+	if l.Duplicate > 0 {
+		s = append(s, fmt.Sprintf("duplicate %g%%", 100*l.Duplicate))
+	}
+	return strings.Join(s, ", ")
+}
 
 // NetworkInfo describes the network that carries the lab's connections.
 type NetworkInfo struct {
@@ -68,9 +108,11 @@ func (l *Lab) buffers() netem.Buffers {
 }
 
 // netemConfig turns the link into the wire: half the round trip and half
-// the jitter each way, the rate, queue and loss each way.
+// the jitter each way; the rate, queue, loss, reordering and duplication
+// each way.
 func (l *Lab) netemConfig() netem.Config {
-	p := netem.Path{Delay: l.link.RTT / 2, Jitter: l.link.Jitter / 2, Rate: l.link.Bandwidth, Queue: l.cfg.Queue, Loss: l.link.Loss}
+	p := netem.Path{Delay: l.link.RTT / 2, Jitter: l.link.Jitter / 2, Rate: l.link.Bandwidth, Queue: l.cfg.Queue, Loss: l.link.Loss,
+		Bursty: l.link.Bursty, Reorder: l.link.Reorder, Duplicate: l.link.Duplicate}
 	mtu := l.cfg.MTU
 	if mtu == 0 {
 		mtu = defaultMTU
@@ -117,4 +159,20 @@ func SlowStartRounds(n int64, mss, rwnd int) int {
 		rounds++
 	}
 	return rounds
+}
+
+// lossModelInfo is the document's record of bursty loss; nil for none.
+func lossModelInfo(g netem.GilbertElliott) *document.LossModel {
+	if !g.On() {
+		return nil
+	}
+	return &document.LossModel{Model: "gemodel", P: g.P, R: g.R, BadLoss: g.BadLoss, GoodLoss: g.GoodLoss, MeanLoss: g.MeanLoss()}
+}
+
+// reorderInfo is the document's record of reordering; nil for none.
+func reorderInfo(r netem.Reorder) *document.Reorder {
+	if r.Share == 0 {
+		return nil
+	}
+	return &document.Reorder{Share: r.Share, Correlation: r.Correlation}
 }

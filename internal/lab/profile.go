@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/units"
 )
 
@@ -28,6 +29,8 @@ var profiles = []Profile{
 	{Name: "cross-region", Link: Link{RTT: 80 * time.Millisecond}, Description: "80 ms round trip, us-east-1 to us-west-2"},
 	{Name: "intercontinental", Link: Link{RTT: 200 * time.Millisecond}, Description: "200 ms round trip"},
 	{Name: "home-wifi", Link: Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000}, Description: "30 ms round trip, 5 ms jitter, 50 Mbit/s"},
+	{Name: "lossy-wifi", Link: Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000,
+		Bursty: netem.GilbertElliott{P: 0.005, R: 0.3, BadLoss: 1}}, Description: "home-wifi losing 1.6% of packets in bursts of 3.3 (netem's gemodel 0.5% 30%)"},
 }
 
 // Profiles lists the profiles in order of distance.
@@ -99,12 +102,98 @@ func FormatBandwidth(bps int64) string {
 
 // ParseLoss reads a loss rate in percent, "0.5%" or "0.5", as a probability.
 func ParseLoss(s string) (float64, error) {
+	v, err := parsePercent(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad loss %q: use a percentage from 0 to 100, e.g. 0.5%%, or bursty loss (%s)", s, gemodelExample)
+	}
+	return v, nil
+}
+
+// parsePercent reads "25%" or "25" as 0.25, within 0-100%.
+func parsePercent(s string) (float64, error) {
 	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 	if err != nil || v != v || v < 0 || v > 100 {
-		return 0, fmt.Errorf("bad loss %q: use a percentage from 0 to 100, e.g. 0.5%%", s)
+		return 0, fmt.Errorf("bad percentage %q", s)
 	}
 	return v / 100, nil
+}
+
+// gemodelExample is the bursty loss's syntax, for usage errors and help.
+const gemodelExample = "gemodel:P[,R[,1-H[,1-K]]] in netem's order and defaults, e.g. gemodel:1%,30% for bursts of 1/R = 3.3 packets"
+
+// ParseLossModel reads --loss: a random loss rate (ParseLoss), or bursty
+// loss as netem's `loss gemodel p [r [1-h [1-k]]]` writes it, as
+// "gemodel:1%,30%,100%,0%" (or tc's own words, "gemodel 1% 30% 100% 0%"):
+// p and r are the chances per packet of entering and leaving the bad
+// state, 1-h and 1-k the loss in the bad and the good state. Omitted ones
+// take tc's defaults: r 100%, 1-h 100%, 1-k 0%.
+func ParseLossModel(s string) (random float64, bursty netem.GilbertElliott, err error) {
+	t := strings.TrimSpace(s)
+	rest, ok := cutFold(t, "gemodel")
+	if !ok {
+		random, err = ParseLoss(s)
+		return random, bursty, err
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("bad loss %q: %s: use %s", s, why, gemodelExample)
+	}
+	fields := strings.FieldsFunc(rest, func(r rune) bool { return r == ':' || r == ',' || r == ' ' || r == '\t' })
+	if len(fields) == 0 || len(fields) > 4 {
+		return 0, bursty, bad("one to four percentages")
+	}
+	v := []float64{0, 1, 1, 0} // p, r, 1-h, 1-k: tc's defaults
+	for i, f := range fields {
+		if v[i], err = parsePercent(f); err != nil {
+			return 0, bursty, bad(fmt.Sprintf("%q is not a percentage from 0 to 100", f))
+		}
+	}
+	bursty = netem.GilbertElliott{P: v[0], R: v[1], BadLoss: v[2], GoodLoss: v[3]}
+	if bursty.P > 0 && bursty.R == 0 {
+		return 0, bursty, bad("r = 0% never leaves the bad state")
+	}
+	return 0, bursty, nil
+}
+
+// cutFold cuts prefix from s, ignoring case.
+func cutFold(s, prefix string) (string, bool) {
+	if len(s) < len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
+		return s, false
+	}
+	return s[len(prefix):], true
+}
+
+// reorderExample is --reorder's syntax, for usage errors.
+const reorderExample = "a share of packets sent ahead of the delay and an optional correlation, e.g. 25% or 25%,50%"
+
+// ParseReorder reads --reorder as netem's `reorder P% [corr%]`: "25%" or
+// "25%,50%" (or "25% 50%").
+func ParseReorder(s string) (netem.Reorder, error) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	bad := fmt.Errorf("bad reorder %q: use %s", s, reorderExample)
+	if len(fields) == 0 || len(fields) > 2 {
+		return netem.Reorder{}, bad
+	}
+	var r netem.Reorder
+	var err error
+	if r.Share, err = parsePercent(fields[0]); err != nil {
+		return r, bad
+	}
+	if len(fields) == 2 {
+		if r.Correlation, err = parsePercent(fields[1]); err != nil || r.Correlation >= 1 {
+			return r, fmt.Errorf("bad reorder %q: the correlation must be under 100%%: use %s", s, reorderExample)
+		}
+	}
+	return r, nil
+}
+
+// ParseDuplicate reads --duplicate, netem's `duplicate P%`: "1%" or "1".
+func ParseDuplicate(s string) (float64, error) {
+	v, err := parsePercent(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duplicate %q: use a percentage of packets sent twice from 0 to 100, e.g. 1%%", s)
+	}
+	return v, nil
 }
 
 // ParseQueue reads a queue depth in packets ("100", "100p", "100packets")

@@ -32,12 +32,17 @@ type Settings struct {
 	IdleTimeout time.Duration
 	Faults      string
 	Port        int
+	// Loss is random loss ("0.5%") or bursty loss ("gemodel:1%,30%"):
+	// ParseLossModel.
 	Loss, Queue string
-	MTU         int
-	DNSTime     time.Duration
-	DNSTTL      time.Duration
-	RecvBuffer  string
-	SendBuffer  string
+	// Reorder ("25%,50%") and Duplicate ("1%") are netem's reorder and
+	// duplicate, each way: ParseReorder, ParseDuplicate.
+	Reorder, Duplicate string
+	MTU                int
+	DNSTime            time.Duration
+	DNSTTL             time.Duration
+	RecvBuffer         string
+	SendBuffer         string
 	// Record is lab --record and explain: keep every connection and request.
 	Record bool
 	// Network is lab exec's and explain's --network: auto, netns or netstack.
@@ -111,11 +116,26 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, usage.Fieldf("{DNSTTL} %s: must not be negative", lf.DNSTTL)
 	}
 	if lf.Loss != "" {
-		loss, err := ParseLoss(lf.Loss)
+		// One loss model: the one given replaces the profile's.
+		loss, bursty, err := ParseLossModel(lf.Loss)
 		if err != nil {
 			return cfg, usage.Fieldf("{Loss}: %w", err)
 		}
-		cfg.Loss = &loss
+		cfg.Loss, cfg.Bursty = &loss, &bursty
+	}
+	if lf.Reorder != "" {
+		r, err := ParseReorder(lf.Reorder)
+		if err != nil {
+			return cfg, usage.Fieldf("{Reorder}: %w", err)
+		}
+		cfg.Reorder = &r
+	}
+	if lf.Duplicate != "" {
+		d, err := ParseDuplicate(lf.Duplicate)
+		if err != nil {
+			return cfg, usage.Fieldf("{Duplicate}: %w", err)
+		}
+		cfg.Duplicate = &d
 	}
 	if lf.Queue != "" {
 		if cfg.Queue, err = ParseQueue(lf.Queue, lf.MTU); err != nil {
@@ -197,6 +217,9 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	}
 	// The link as a whole (a profile's jitter under a given round trip, a
 	// measured profile's values), by the rule Start guards with.
+	if l := cfg.link(prof); l.Reorder.Share > 0 && l.RTT == 0 {
+		return cfg, usage.Fieldf("{Reorder} %s: reordering needs a round trip (reordered packets skip the delay the others wait out): add {RTT} or a profile with one", lf.Reorder)
+	}
 	if err := checkLink(cfg.link(prof)); err != nil {
 		return cfg, usage.Wrap(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/server"
 	"github.com/objbench/objbench/internal/usage"
 )
@@ -82,6 +83,26 @@ func TestSettingsConfig(t *testing.T) {
 		{name: "send buffer over 1GiB", edit: func(s *Settings) { s.SendBuffer = "2GiB" }, field: "SendBuffer"},
 		{name: "bad bandwidth", edit: func(s *Settings) { s.Bandwidth = "fast" }, field: "Bandwidth"},
 		{name: "bad loss", edit: func(s *Settings) { s.Loss = "lots" }, field: "Loss"},
+		{name: "bad bursty loss", edit: func(s *Settings) { s.Loss = "gemodel:1%,0%" }, field: "Loss"},
+		{name: "bursty loss replaces random", profile: "cross-region", edit: func(s *Settings) { s.Loss = "gemodel:1%,30%" }, check: func(t *testing.T, c Config) {
+			if c.Loss == nil || *c.Loss != 0 || c.Bursty == nil || *c.Bursty != (netem.GilbertElliott{P: 0.01, R: 0.3, BadLoss: 1}) {
+				t.Errorf("loss %v bursty %+v", c.Loss, c.Bursty)
+			}
+		}},
+		{name: "random loss replaces a profile's bursty loss", profile: "lossy-wifi", edit: func(s *Settings) { s.Loss = "1%" }, check: func(t *testing.T, c Config) {
+			prof, _ := LookupProfile("lossy-wifi")
+			if l := c.link(prof); l.Loss != 0.01 || l.Bursty.On() || !prof.Link.Bursty.On() {
+				t.Errorf("link %+v from profile %+v", l, prof.Link)
+			}
+		}},
+		{name: "reorder and duplicate", profile: "cross-region", edit: func(s *Settings) { s.Reorder, s.Duplicate = "25%,50%", "1%" }, check: func(t *testing.T, c Config) {
+			if c.Reorder == nil || *c.Reorder != (netem.Reorder{Share: 0.25, Correlation: 0.5}) || c.Duplicate == nil || *c.Duplicate != 0.01 {
+				t.Errorf("reorder %v duplicate %v", c.Reorder, c.Duplicate)
+			}
+		}},
+		{name: "reorder without a round trip", edit: func(s *Settings) { s.Reorder = "25%" }, field: "Reorder"},
+		{name: "bad reorder", profile: "cross-region", edit: func(s *Settings) { s.Reorder = "25%,100%" }, field: "Reorder"},
+		{name: "bad duplicate", edit: func(s *Settings) { s.Duplicate = "twice" }, field: "Duplicate"},
 		{name: "zero idle timeout", edit: func(s *Settings) { s.IdleTimeout = 0 }, field: "ServiceTime"},
 		{name: "negative service time", edit: func(s *Settings) { s.ServiceTime = -time.Millisecond }, field: "ServiceTime"},
 		{name: "port out of range", edit: func(s *Settings) { s.Port = 70000 }, field: "Port"},
@@ -145,5 +166,71 @@ func TestWriteCA(t *testing.T) {
 	remove()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("after remove: %v", err)
+	}
+}
+
+// TestParseImpairments: --loss reads random loss or netem's gemodel in its
+// order with tc's defaults (r 100%, 1-h 100%, 1-k 0%), in our commas or
+// tc's spaces; --reorder a share and a correlation; --duplicate a share.
+// Bad values say what to write, with an example.
+func TestParseImpairments(t *testing.T) {
+	t.Parallel()
+	ge := func(p, r, bad, good float64) netem.GilbertElliott {
+		return netem.GilbertElliott{P: p, R: r, BadLoss: bad, GoodLoss: good}
+	}
+	for _, tc := range []struct {
+		in     string
+		random float64
+		bursty netem.GilbertElliott
+		err    string
+	}{
+		{in: "0.5%", random: 0.005},
+		{in: "gemodel:1%", bursty: ge(0.01, 1, 1, 0)},
+		{in: "gemodel:1%,30%", bursty: ge(0.01, 0.3, 1, 0)},
+		{in: "GEmodel:1,30,80,2", bursty: ge(0.01, 0.3, 0.8, 0.02)},
+		{in: "gemodel 1% 30% 100% 0%", bursty: ge(0.01, 0.3, 1, 0)},
+		{in: "gemodel", err: "e.g. gemodel:1%,30%"},
+		{in: "gemodel:1%,30%,100%,0%,5%", err: "one to four percentages"},
+		{in: "gemodel:1%,0%", err: "never leaves the bad state"},
+		{in: "gemodel:1%,x", err: `"x" is not a percentage`},
+		{in: "bursty", err: "e.g. 0.5%, or bursty loss (gemodel:"},
+	} {
+		random, bursty, err := ParseLossModel(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want an error with %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || random != tc.random || bursty != tc.bursty {
+			t.Errorf("%q: %v %+v %v, want %v %+v", tc.in, random, bursty, err, tc.random, tc.bursty)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want netem.Reorder
+		ok   bool
+	}{
+		{"25%", netem.Reorder{Share: 0.25}, true},
+		{"25%,50%", netem.Reorder{Share: 0.25, Correlation: 0.5}, true},
+		{"25% 50%", netem.Reorder{Share: 0.25, Correlation: 0.5}, true},
+		{"25%,100%", netem.Reorder{}, false},
+		{"101%", netem.Reorder{}, false},
+		{"", netem.Reorder{}, false},
+		{"1%,2%,3%", netem.Reorder{}, false},
+	} {
+		got, err := ParseReorder(tc.in)
+		if (err == nil) != tc.ok || tc.ok && got != tc.want {
+			t.Errorf("reorder %q: %+v %v, want %+v ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "e.g. 25%") {
+			t.Errorf("reorder %q: %v: want an example", tc.in, err)
+		}
+	}
+	if d, err := ParseDuplicate("1%"); err != nil || d != 0.01 {
+		t.Errorf("duplicate 1%%: %v %v", d, err)
+	}
+	if _, err := ParseDuplicate("-1%"); err == nil || !strings.Contains(err.Error(), "e.g. 1%") {
+		t.Errorf("duplicate -1%%: %v", err)
 	}
 }

@@ -147,7 +147,8 @@ func (l checker) referenceRow(ctx context.Context, got, base time.Duration, late
 		return document.CheckRow{}, false, nil
 	}
 	cfg := l.wireConfig()
-	c := reference.Case{RTT: l.Link().RTT, Rate: l.Link().Bandwidth, Queue: l.Network().Queue, Loss: l.Link().Loss, Op: "GET", Size: 4 << 20}
+	k := l.Link()
+	c := reference.Case{RTT: k.RTT, Rate: k.Bandwidth, Queue: l.Network().Queue, Loss: k.Loss, Bursty: k.Bursty, Reorder: k.Reorder, Duplicate: k.Duplicate, Op: "GET", Size: 4 << 20}
 	p, err := reference.Linux(netem.Config{Up: cfg.Up, Down: cfg.Down, MTU: cfg.MTU})
 	if err != nil {
 		return document.CheckRow{}, false, fmt.Errorf("lab check: Linux reference: %w", err)

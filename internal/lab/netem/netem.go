@@ -38,6 +38,14 @@ type Path struct {
 	Queue int
 	// Loss is the probability (0–1) that a packet is dropped at random.
 	Loss float64
+	// Bursty is loss in bursts (netem's gemodel), instead of Loss.
+	Bursty GilbertElliott
+	// Reorder sends a share of packets at once, ahead of the others,
+	// which wait out Delay (netem's reorder); it needs a Delay.
+	Reorder Reorder
+	// Duplicate is the probability (0–1) that a packet is sent twice, the
+	// copy crossing the wire on its own (netem's duplicate).
+	Duplicate float64
 }
 
 // Buffers are a stack's TCP socket buffer limits, in bytes.
@@ -69,6 +77,10 @@ type Config struct {
 	MTU int
 	// Client and Server are the stacks' buffers; zero means LinuxBuffers.
 	Client, Server Buffers
+	// Seed makes the wire's random choices (loss, jitter, reordering,
+	// duplication) the same from one run to the next: Up draws from Seed,
+	// Down from Seed+1. 0 picks a random seed.
+	Seed uint64
 }
 
 // Addresses of the two stacks on the wire.
@@ -90,7 +102,9 @@ type Network struct {
 type Stats struct {
 	Packets, Bytes int64 // delivered
 	QueueDrops     int64 // dropped by the full drop-tail queue
-	LossDrops      int64 // dropped at random
+	LossDrops      int64 // dropped at random (Loss or Bursty)
+	Reordered      int64 // sent ahead of the delay (Reorder)
+	Duplicated     int64 // copies sent (Duplicate)
 	// Late counts packets delivered more than 2 ms (a 20th of the round
 	// trip on paths over 40 ms) after they were due: the machine's CPU,
 	// not the wire, held them.
@@ -160,8 +174,8 @@ func New(cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("netem: MTU %w", err)
 	}
 	for _, p := range []Path{cfg.Up, cfg.Down} {
-		if p.Delay < 0 || p.Jitter < 0 || p.Rate < 0 || p.Queue < 0 || p.Loss < 0 || p.Loss > 1 {
-			return nil, errors.New("netem: delay, jitter, rate and queue must not be negative, and loss must be within 0-100%")
+		if err := p.Check(); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.Client == (Buffers{}) {
@@ -172,8 +186,9 @@ func New(cfg Config) (*Network, error) {
 	}
 	rtt := cfg.Up.Delay + cfg.Down.Delay
 	n := &Network{cfg: cfg, done: make(chan struct{})}
-	n.up = newDirection(cfg.Up, rtt, cfg.MTU, true)
-	n.down = newDirection(cfg.Down, rtt, cfg.MTU, true)
+	up, down := seeds(cfg.Seed)
+	n.up = newDirection(cfg.Up, rtt, cfg.MTU, up, true)
+	n.down = newDirection(cfg.Down, rtt, cfg.MTU, down, true)
 	ce := &endpoint{mtu: uint32(cfg.MTU), out: n.up}
 	se := &endpoint{mtu: uint32(cfg.MTU), out: n.down}
 	n.up.out, n.down.out = se.deliver, ce.deliver

@@ -32,15 +32,16 @@ func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
 		cfg.MTU = 1500
 	}
 	for _, p := range []Path{cfg.Up, cfg.Down} {
-		if p.Delay < 0 || p.Jitter < 0 || p.Rate < 0 || p.Queue < 0 || p.Loss < 0 || p.Loss > 1 {
-			return nil, errors.New("netem: delay, jitter, rate and queue must not be negative, and loss must be within 0-100%")
+		if err := p.Check(); err != nil {
+			return nil, err
 		}
 	}
 	rtt := cfg.Up.Delay + cfg.Down.Delay
 	// Its deliveries keep Go's timers, not Sleep's: Linux's receive
 	// autotuning stalls when packets arrive each at its own time
 	// (docs/design.md#the-kernel-references-wire-keeps-gos-timers).
-	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU, false), down: newDirection(cfg.Down, rtt, cfg.MTU, false), client: client, server: server}
+	up, down := seeds(cfg.Seed)
+	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU, up, false), down: newDirection(cfg.Down, rtt, cfg.MTU, down, false), client: client, server: server}
 	p.up.out, p.down.out = writeTo(server), writeTo(client)
 	go p.up.run()
 	go p.down.run()

@@ -26,11 +26,18 @@ func newPreciseTimer() *preciseTimer {
 }
 
 // wait blocks for d; false once interrupt was called (then at once ever after).
-func (t *preciseTimer) wait(d time.Duration) bool {
+func (t *preciseTimer) wait(d time.Duration) bool { return t.arm(d) && t.block() }
+
+// arm sets the timer to expire in d, replacing any earlier setting: a wait
+// in block then ends at the new time. It may be called while another
+// goroutine blocks.
+func (t *preciseTimer) arm(d time.Duration) bool {
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(int64(d), 1))}
-	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
-		return false
-	}
+	return unix.TimerfdSettime(t.fd, 0, &spec, nil) == nil
+}
+
+// block waits for the armed timer; false once interrupt was called.
+func (t *preciseTimer) block() bool {
 	_, err := t.f.Read(t.buf[:])
 	return err == nil
 }

@@ -11,5 +11,7 @@ type preciseTimer struct{}
 func newPreciseTimer() *preciseTimer { return nil }
 
 func (*preciseTimer) wait(time.Duration) bool { return false }
+func (*preciseTimer) arm(time.Duration) bool  { return false }
+func (*preciseTimer) block() bool             { return false }
 func (*preciseTimer) interrupt()              {}
 func (*preciseTimer) close()                  {}

@@ -2,6 +2,7 @@ package netem
 
 import (
 	"math/rand/v2"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,9 +17,12 @@ import (
 // the stack writes it: its departure from the bottleneck follows the one
 // before it by its serialization time (size/rate), and the bytes not yet
 // departed are the queue. It arrives Delay (± Jitter) after departing, never
-// before the packet ahead of it, so arrival times only grow and the packets
-// in flight are a FIFO: one goroutine sleeps until the head is due, on
-// Sleep's precise timer (Go's own fire up to 1 ms late).
+// before the packet ahead of it, so the packets in flight are a FIFO
+// ordered by arrival: one goroutine sleeps until the head is due, on
+// Sleep's precise timer (Go's own fire up to 1 ms late). A reordered packet
+// (Path.Reorder) skips the delay: it arrives as it departs, ahead of the
+// packets still waiting out theirs, and wakes the goroutine early when it
+// becomes the head.
 type direction struct {
 	p     Path
 	queue int // drop-tail limit in bytes
@@ -30,16 +34,19 @@ type direction struct {
 	fifo       []packet // ring: fifo[head:] then fifo[:tail]
 	head, n    int
 	lastDepart int64 // ns since epoch when the bottleneck frees up
-	lastArrive int64
+	lastArrive int64 // of the last packet that took the delay
 	rng        *rand.Rand
+	ge         geState    // the bursty loss model's state
+	reorderRnd correlated // reordering's correlated draw
+	armed      bool       // run waits on precise for the head: a new head re-arms it
 	wake       chan struct{}
 	done       chan struct{}
 	exited     chan struct{}
 	stopOnce   sync.Once
 	precise    *preciseTimer // nil where there is none: Go's timer
 
-	packets, bytes, queueDrops, lossDrops, late atomic.Int64
-	lateBy                                      int64 // ns
+	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated atomic.Int64
+	lateBy                                                             int64 // ns
 }
 
 // lateBy is how far past its due time a delivered packet counts as late
@@ -54,12 +61,20 @@ type packet struct {
 	data  buffer.Buffer
 }
 
-// newDirection starts one way of the wire; precise times its deliveries
-// with Sleep's timer rather than Go's.
-func newDirection(p Path, rtt time.Duration, mtu int, precise bool) *direction {
+// seeds are the two directions' seeds for a Config's Seed (0: random).
+func seeds(seed uint64) (up, down uint64) {
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	return seed, seed + 1
+}
+
+// newDirection starts one way of the wire, its random choices drawn from
+// seed; precise times its deliveries with Sleep's timer rather than Go's.
+func newDirection(p Path, rtt time.Duration, mtu int, seed uint64, precise bool) *direction {
 	d := &direction{p: p, queue: p.Queue, epoch: time.Now(), wake: make(chan struct{}, 1),
 		done: make(chan struct{}), exited: make(chan struct{}), fifo: make([]packet, 256),
-		rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), lateBy: int64(lateBy(rtt))}
+		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), lateBy: int64(lateBy(rtt))}
 	if precise {
 		d.precise = newPreciseTimer()
 	}
@@ -75,34 +90,78 @@ func newDirection(p Path, rtt time.Duration, mtu int, precise bool) *direction {
 
 func (d *direction) now() int64 { return int64(time.Since(d.epoch)) }
 
+// lose draws whether the loss model drops the next packet.
+func (d *direction) lose() bool {
+	switch {
+	case d.p.Bursty.On():
+		return d.ge.lose(d.p.Bursty, d.rng)
+	case d.p.Loss > 0:
+		return d.rng.Float64() < d.p.Loss
+	}
+	return false
+}
+
 // send admits one packet of size bytes onto the wire, or drops it; data
-// is called only for an admitted packet, for its contents.
+// is called only for an admitted packet, for its contents. As netem does,
+// it first draws whether the packet is duplicated, then whether it is
+// lost: a duplicated packet that is lost still sends one copy, and
+// otherwise the copy crosses the wire on its own (its own loss, queue,
+// delay and reordering, never duplicated again).
 func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func() buffer.Buffer) {
 	d.mu.Lock()
-	if d.p.Loss > 0 && d.rng.Float64() < d.p.Loss {
+	dup := d.p.Duplicate > 0 && d.rng.Float64() < d.p.Duplicate
+	lost := d.lose()
+	if lost && !dup {
 		d.mu.Unlock()
 		d.lossDrops.Add(1)
 		return
 	}
+	b := data()
+	var dupe buffer.Buffer
+	if dup && !lost {
+		dupe = b.Clone()
+	}
+	head := d.admit(size, proto, b)
+	if dup && !lost {
+		if d.lose() {
+			dupe.Release()
+			d.lossDrops.Add(1)
+		} else {
+			d.duplicated.Add(1)
+			head = d.admit(size, proto, dupe) || head
+		}
+	}
+	if head && d.armed {
+		// run sleeps on the precise timer until the old head: wake it
+		// for the new one (under mu, so run's own arming cannot undo it).
+		d.precise.arm(time.Duration(d.fifo[d.head].at - d.now()))
+	}
+	d.mu.Unlock()
+	if head {
+		select {
+		case d.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// admit queues one packet behind the bottleneck, or drops it (the queue
+// full); d.mu is held. It reports whether the packet is the new head of
+// the wire (the next to arrive).
+func (d *direction) admit(size int, proto tcpip.NetworkProtocolNumber, data buffer.Buffer) bool {
 	now := d.now()
 	depart := now
 	if d.p.Rate > 0 {
 		start := max(now, d.lastDepart)
 		backlog := float64(start-now) * float64(d.p.Rate) / 8 / 1e9 // bytes still queued
 		if int(backlog)+size > d.queue {
-			d.mu.Unlock()
+			data.Release()
 			d.queueDrops.Add(1)
-			return
+			return false
 		}
 		depart = start + int64(float64(size)*8*1e9/float64(d.p.Rate))
 		d.lastDepart = depart
 	}
-	delay := int64(d.p.Delay)
-	if j := int64(d.p.Jitter); j > 0 {
-		delay += d.rng.Int64N(2*j+1) - j
-	}
-	at := max(depart+max(delay, 0), d.lastArrive)
-	d.lastArrive = at
 	if d.n == len(d.fifo) {
 		grown := make([]packet, 2*len(d.fifo))
 		for i := range d.n {
@@ -110,16 +169,46 @@ func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func(
 		}
 		d.fifo, d.head = grown, 0
 	}
-	d.fifo[(d.head+d.n)%len(d.fifo)] = packet{at: at, proto: proto, data: data()}
+	if r := d.p.Reorder; r.Share > 0 && d.reorderRnd.next(r.Share, r.Correlation, d.rng) {
+		// Sent at once (netem puts it at the head of its queue): it
+		// arrives as it leaves the bottleneck, ahead of every packet due
+		// later.
+		d.reordered.Add(1)
+		return d.insert(packet{at: depart, proto: proto, data: data})
+	}
+	delay := int64(d.p.Delay)
+	if j := int64(d.p.Jitter); j > 0 {
+		delay += d.rng.Int64N(2*j+1) - j
+	}
+	at := max(depart+max(delay, 0), d.lastArrive)
+	d.lastArrive = at
+	// It arrives after every packet in flight (a reordered one left no
+	// later than it and skipped the delay): the tail.
+	d.fifo[(d.head+d.n)%len(d.fifo)] = packet{at: at, proto: proto, data: data}
 	d.n++
-	first := d.n == 1
-	d.mu.Unlock()
-	if first {
-		select {
-		case d.wake <- struct{}{}:
-		default:
+	return d.n == 1
+}
+
+// insert places p among the packets in flight by its arrival, after those
+// due at the same time, moving the fewer of the packets before and after
+// it; it reports whether p is the new head.
+func (d *direction) insert(p packet) bool {
+	size := len(d.fifo)
+	at := func(i int) *packet { return &d.fifo[(d.head+i)%size] }
+	i := sort.Search(d.n, func(i int) bool { return at(i).at > p.at })
+	if i < d.n-i {
+		d.head = (d.head - 1 + size) % size
+		for j := 0; j < i; j++ {
+			*at(j) = *at(j + 1)
+		}
+	} else {
+		for j := d.n; j > i; j-- {
+			*at(j) = *at(j - 1)
 		}
 	}
+	*at(i) = p
+	d.n++
+	return i == 0
 }
 
 // run delivers packets as they come due, until stop.
@@ -131,6 +220,7 @@ func (d *direction) run() {
 	var due []packet
 	for {
 		d.mu.Lock()
+		d.armed = false
 		now := d.now()
 		next := int64(-1)
 		for d.n > 0 {
@@ -144,16 +234,24 @@ func (d *direction) run() {
 			d.head = (d.head + 1) % len(d.fifo)
 			d.n--
 		}
+		if next >= 0 && precise != nil {
+			// Armed under mu: a packet that becomes the head meanwhile
+			// (reordered) re-arms it for its own time (send).
+			if precise.arm(time.Duration(next - now)) {
+				d.armed = true
+			} else {
+				precise = nil // the timer failed: Go's from now on
+			}
+		}
+		armed := d.armed
 		d.mu.Unlock()
 		for i := range due {
 			d.deliver(due[i])
 			due[i] = packet{}
 		}
 		due = due[:0]
-		if next >= 0 && precise != nil {
-			// A packet sent meanwhile arrives after the head (arrival times
-			// only grow), so the wait for the head need not watch for it.
-			if precise.wait(time.Duration(next - d.now())) {
+		if armed {
+			if precise.block() {
 				continue
 			}
 			select {
@@ -162,12 +260,15 @@ func (d *direction) run() {
 				return
 			default:
 				precise = nil // the timer failed: Go's from now on
+				continue
 			}
 		}
 		if next >= 0 {
 			timer.Reset(time.Duration(next - d.now()))
 			select {
 			case <-timer.C:
+			case <-d.wake:
+				timer.Stop()
 			case <-d.done:
 				timer.Stop()
 				d.drain()
@@ -218,7 +319,8 @@ func (d *direction) stop() {
 }
 
 func (d *direction) stats() Stats {
-	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(), Late: d.late.Load()}
+	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(),
+		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load()}
 }
 
 // endpoint is a stack's network interface: what the stack writes goes onto

@@ -23,21 +23,24 @@ const Stall = 10 * time.Second
 // Tolerance is what the lab's median may differ from Linux's by: ±10%
 // where the path is deterministic; ±25% with random loss, whose transfers
 // spread by ±20-50% run to run on either stack (a 4 MiB GET at 40 ms and
-// 1% loss took 5.1 to 11.9 s on Linux, 10.5 to 11.7 s in the lab).
+// 1% loss took 5.1 to 11.9 s on Linux, 10.5 to 11.7 s in the lab); so
+// with the wire's other random draws (Case.Random: bursty loss took 0.13
+// to 1.9 s on Linux at 10 ms, reordering and duplication move which
+// packets a recovery sees).
 func (c Case) Tolerance() float64 {
-	if c.Loss > 0 {
+	if c.Random() {
 		return 0.25
 	}
 	return 0.10
 }
 
 // Runs is how many transfers a case's median takes: 5, and 7 with random
-// loss (a 1 MiB GET at 1% loss is a handful of losses, and whether one of
+// draws on the wire (Case.Random; a 1 MiB GET at 1% loss is a handful of losses, and whether one of
 // them is a tail loss waiting for a timer: its medians of 5 differed by
 // 30-60% from one run to the next on either stack, so the loss cases move
 // 4 MiB, whose medians of 7 held within ±20% on Linux).
 func (c Case) Runs() int {
-	if c.Loss > 0 {
+	if c.Random() {
 		return 7
 	}
 	return 5
@@ -46,7 +49,11 @@ func (c Case) Runs() int {
 // CI is the grid's representative subset, for the test: short and long
 // round trips, no cap and a bottleneck behind a one-BDP queue, a small
 // queue (8 packets at 2 MB/s: the transfer that once stalled), loss, GET
-// and PUT, cold and warm.
+// and PUT, cold and warm; light reordering and duplication. Bursty loss
+// is left to bench/grid.sh: a tail loss inside a burst leaves a sender
+// (the lab's or Linux's, about as often) waiting out doubling retransmission
+// timers on a wire that stays in its bad state (Impaired), so a row of 7
+// would often stall.
 var CI = []Case{
 	{RTT: 80 * time.Millisecond, Op: "GET", Size: 1 << 20},
 	{RTT: 80 * time.Millisecond, Op: "PUT", Size: 20 << 10},
@@ -55,6 +62,8 @@ var CI = []Case{
 	{RTT: 80 * time.Millisecond, Op: "GET", Size: 4 << 20, Warm: true},
 	{RTT: 20 * time.Millisecond, Rate: 16e6, Queue: 8 * 1500, Op: "PUT", Size: 1 << 20},
 	{RTT: 10 * time.Millisecond, Loss: 0.01, Op: "GET", Size: 4 << 20},
+	{RTT: 40 * time.Millisecond, Reorder: netem.Reorder{Share: 0.01}, Op: "GET", Size: 4 << 20},
+	{RTT: 40 * time.Millisecond, Duplicate: 0.10, Op: "GET", Size: 4 << 20},
 }
 
 // Gap is how far the lab's median is known to be from Linux's on c beyond
@@ -74,10 +83,18 @@ var CI = []Case{
 // stack's slow start, not yet explained). The test holds these
 // cases to their gap, so they cannot silently grow; on the netns path
 // objbench's own client (run lab's auto behind a cap or with loss) has
-// Linux's TCP and no gap (TestOwnClientNetns).
+// Linux's TCP and no gap (TestOwnClientNetns). Bursty loss: as random
+// loss (lab -33% to +43%, +249% with bursts of 10 packets); a tail loss
+// inside a burst waits longer on either stack, as the sender's silence
+// leaves the wire in its bad state for the retransmission too.
+// Reordering: gVisor detects a spurious fast retransmit (RFC 3522) but
+// does not undo its cut of the window, nor raise its duplicate-ACK
+// threshold, as Linux does: at 25% the lab +45 to +99% in four rows; at
+// 1% -32 to +150% in four runs, where Linux's own median moved from 1.2
+// to 2.4 s.
 func (c Case) Gap() float64 {
 	switch {
-	case c.Loss > 0 || c.Rate > 0 && c.Queue > 0 && c.Queue < c.BDP()/2:
+	case c.Loss > 0 || c.Bursty.On() || c.Reorder.Share > 0 || c.Rate > 0 && c.Queue > 0 && c.Queue < c.BDP()/2:
 		return 1.5
 	case c.Rate > 0:
 		return 0
@@ -144,8 +161,50 @@ func Full() []Case {
 			add(c)
 		}
 	}
+	for _, c := range Impaired() {
+		add(c)
+	}
 	add(Case{RTT: 20 * time.Millisecond, Rate: 16e6, Queue: 8 * 1500, Op: "PUT", Size: 1 << 20})
 	add(Case{RTT: 80 * time.Millisecond, Op: "PUT", Size: 20 << 10})
+	return out
+}
+
+// Impaired are the grid's rows for the wire's other impairments, each a
+// cold 4 MiB transfer as the random-loss rows move: bursty loss (netem's
+// gemodel) of about 1% on average in bursts of 3.3 packets at 10 and
+// 40 ms, and at 40 ms a bad state that loses half its packets (0.5% on
+// average, 5 packets a visit); reordering at 40 ms, light (1%) and
+// netem's example (25%, correlated 50%), a download and an upload;
+// duplication of 1% and 10% at 40 ms. A bad state that loses every packet
+// for longer (gemodel 0.1% 10%: 10 packets a visit) is no row: as the
+// state moves per packet, a sender silent inside a burst finds the wire
+// still bad for each retransmission, and both Linux and the lab then sat
+// over 10 s at a window of 1 (Stall) in a row of 7.
+func Impaired() []Case {
+	ge := func(p, r float64) netem.GilbertElliott { return netem.GilbertElliott{P: p, R: r, BadLoss: 1} }
+	half := netem.GilbertElliott{P: 0.002, R: 0.2, BadLoss: 0.5}
+	mid := Case{RTT: 40 * time.Millisecond, Op: "GET", Size: 4 << 20}
+	var out []Case
+	for _, c := range []Case{
+		{RTT: 10 * time.Millisecond, Bursty: ge(0.003, 0.3)},
+		{Bursty: ge(0.003, 0.3)},
+		{Bursty: half},
+		{Reorder: netem.Reorder{Share: 0.01}},
+		{Reorder: netem.Reorder{Share: 0.25, Correlation: 0.5}},
+		{Reorder: netem.Reorder{Share: 0.25, Correlation: 0.5}, Op: "PUT"},
+		{Duplicate: 0.01},
+		{Duplicate: 0.10},
+	} {
+		x := mid
+		x.Bursty, x.Reorder, x.Duplicate = c.Bursty, c.Reorder, c.Duplicate
+		if c.RTT > 0 {
+			x.RTT = c.RTT
+		}
+		if c.Op != "" {
+			x.Op = c.Op
+		}
+		out = append(out, x)
+	}
 	return out
 }
 
@@ -204,8 +263,8 @@ func (r Row) Within() bool {
 }
 
 // roundTripBound says whether c's time is a count of round trips: a cold
-// transfer with no rate cap and no random loss.
-func (c Case) roundTripBound() bool { return !c.Warm && c.Rate == 0 && c.Loss == 0 }
+// transfer with no rate cap and nothing random on the wire.
+func (c Case) roundTripBound() bool { return !c.Warm && c.Rate == 0 && !c.Random() }
 
 // WithinGap says whether it is within the case's known gap, when it has one.
 func (r Row) WithinGap() bool { d := r.Diff(); return d <= r.Case.Gap() && d >= -r.Case.Gap() }

@@ -26,7 +26,8 @@ func needNamespaces(t *testing.T) {
 
 // TestGrid holds the lab's stacks against Linux's on CI's subset of the
 // grid (bench/grid.sh runs the whole): each case's median of 5 within ±10%
-// of Linux's (±25% with random loss), or within its known, documented gap
+// of Linux's (±25%, median of 7, with random loss, reordering or
+// duplication), or within its known, documented gap
 // (Case.Gap: a queue under half a BDP, random loss, a short fast path, a
 // warm transfer with no cap); no transfer stalls (Stall). The tolerances
 // are the reference's own spread: measured a second time in the same run

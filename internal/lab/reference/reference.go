@@ -28,9 +28,14 @@ type Case struct {
 	// one BDP with a floor of 256 packets).
 	Queue int
 	Loss  float64 // each way
-	Op    string  // "GET" or "PUT"
-	Size  int
-	Warm  bool // on a connection that has just moved the same transfer
+	// Bursty, Reorder and Duplicate are the wire's other impairments,
+	// each way (netem.Path).
+	Bursty    netem.GilbertElliott
+	Reorder   netem.Reorder
+	Duplicate float64
+	Op        string // "GET" or "PUT"
+	Size      int
+	Warm      bool // on a connection that has just moved the same transfer
 }
 
 func (c Case) String() string {
@@ -41,7 +46,28 @@ func (c Case) String() string {
 	if c.Loss > 0 {
 		s += fmt.Sprintf(" loss %g%%", c.Loss*100)
 	}
+	if g := c.Bursty; g.On() {
+		s += fmt.Sprintf(" gemodel %g%% %g%%", g.P*100, g.R*100)
+		if g.BadLoss != 1 || g.GoodLoss != 0 {
+			s += fmt.Sprintf(" %g%% %g%%", g.BadLoss*100, g.GoodLoss*100)
+		}
+	}
+	if r := c.Reorder; r.Share > 0 {
+		s += fmt.Sprintf(" reorder %g%%", r.Share*100)
+		if r.Correlation > 0 {
+			s += fmt.Sprintf(" %g%%", r.Correlation*100)
+		}
+	}
+	if c.Duplicate > 0 {
+		s += fmt.Sprintf(" duplicate %g%%", c.Duplicate*100)
+	}
 	return s
+}
+
+// Random says whether the case's wire draws at random (loss of either
+// model, reordering, duplication): its transfers spread run to run.
+func (c Case) Random() bool {
+	return c.Loss > 0 || c.Bursty.On() || c.Reorder.Share > 0 || c.Duplicate > 0
 }
 
 func temp(warm bool) string {
@@ -66,7 +92,7 @@ func (c Case) BDP() int { return int(float64(c.Rate) / 8 * c.RTT.Seconds()) }
 
 // Config is the wire for the case.
 func (c Case) Config() netem.Config {
-	p := netem.Path{Delay: c.RTT / 2, Rate: c.Rate, Queue: c.Queue, Loss: c.Loss}
+	p := netem.Path{Delay: c.RTT / 2, Rate: c.Rate, Queue: c.Queue, Loss: c.Loss, Bursty: c.Bursty, Reorder: c.Reorder, Duplicate: c.Duplicate}
 	return netem.Config{Up: p, Down: p}
 }
 

@@ -21,6 +21,9 @@ type LabView struct {
 	// the random loss probability each way.
 	Bandwidth string
 	Loss      float64
+	// LossModel is bursty loss as tc writes it, shown instead of Loss
+	// ("" for none); Impair the reordering and duplication ("" for none).
+	LossModel, Impair string
 	// Model is the network model ("direct": loopback, nothing emulated);
 	// Queue, MTU and the buffers are in bytes.
 	Model                              string
@@ -56,7 +59,14 @@ func DescribeLink(v LabView) string {
 	if v.Model == "direct" {
 		return s + "; direct (loopback, nothing emulated)"
 	}
-	s += fmt.Sprintf(", loss %g%%", v.Loss*100)
+	if v.LossModel != "" {
+		s += ", loss " + v.LossModel
+	} else {
+		s += fmt.Sprintf(", loss %g%%", v.Loss*100)
+	}
+	if v.Impair != "" {
+		s += ", " + v.Impair
+	}
 	if v.Queue > 0 {
 		s += fmt.Sprintf(", queue %s", units.FormatSize(int64(v.Queue)))
 	}
