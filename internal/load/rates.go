@@ -38,7 +38,7 @@ type RateStep struct {
 	// SettledFrom to To): its successful operations and their bytes,
 	// measured apart so that a store's burst allowance at the start of a
 	// step, spent in its first moments, does not count as its rate.
-	SettledFrom                 time.Duration
+	SettledFrom                time.Duration
 	SettledCount, SettledBytes int64
 	// Total is the total latency of the successful operations, measured
 	// from the step's latency origin.
@@ -72,9 +72,9 @@ type rateRows struct {
 
 type rateTally struct {
 	count, errors, requests, throttled, throttledOps, retries, bytes int64
-	settledCount, settledBytes                                      int64
-	total                                                           *stats.Durations
-	prefixes                                                        map[string]int64
+	settledCount, settledBytes                                       int64
+	total                                                            *stats.Durations
+	prefixes                                                         map[string]int64
 }
 
 // newRateRows returns the rows of st when it is paced by steps or a ramp
