@@ -14,7 +14,7 @@ import (
 // its goodput falls short of its offered rate by more than kneeShortfall
 // while at least kneeThrottled of its answers were throttled, a share
 // that rose by kneeThrottled or more from the step before (or, for the
-// first step, to the next): a limit throttles a larger share the more is
+// first step, to the next), and by more than chance (rose): a limit throttles a larger share the more is
 // offered, where a store that throttles a fixed share at any rate (the
 // lab's slowdown fault) has no knee. A step is carried when its goodput
 // is within kneeShortfall of its offered rate and under kneeThrottled of
@@ -61,10 +61,25 @@ func pushedBack(rows []document.RateStep, i int) bool {
 		return false
 	}
 	if i > 0 {
-		return r.ThrottledShare >= rows[i-1].ThrottledShare+kneeThrottled
+		return rose(rows[i-1], r)
 	}
-	next := rows[1]
-	return next.OfferedOpsPerS > r.OfferedOpsPerS && next.ThrottledShare >= r.ThrottledShare+kneeThrottled
+	return rows[1].OfferedOpsPerS > r.OfferedOpsPerS && rose(r, rows[1])
+}
+
+// rose: b's throttled share is above a's by kneeThrottled and by more than
+// rateZ standard errors of the difference of two shares (pooled), so that
+// a few hundred answers' chance does not make a knee.
+func rose(a, b document.RateStep) bool {
+	d := b.ThrottledShare - a.ThrottledShare
+	if d < kneeThrottled {
+		return false
+	}
+	if a.Requests <= 0 || b.Requests <= 0 {
+		return true // shares without their counts: the margin alone
+	}
+	p := float64(a.Throttled+b.Throttled) / float64(a.Requests+b.Requests)
+	se := math.Sqrt(p * (1 - p) * (1/float64(a.Requests) + 1/float64(b.Requests)))
+	return d > rateZ*se
 }
 
 // carried: the row got its offered rate, hardly throttled.

@@ -145,29 +145,8 @@ func (rr *rateRows) add(op string, at time.Duration, s *nettrace.Sample) {
 	}
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
-	rows := rr.byOp[op]
-	if rows == nil {
-		rows = make([]*rateTally, len(rr.starts))
-		rr.byOp[op] = rows
-	}
-	t := rows[k]
-	if t == nil {
-		t = &rateTally{total: stats.NewDurations()}
-		rows[k] = t
-	}
-	t.requests += int64(max(s.Requests, 1))
-	t.retries += int64(s.Retries)
-	t.throttled += throttled
-	if throttled > 0 {
-		p := keyPrefix(s.Key)
-		if _, ok := t.prefixes[p]; !ok && len(t.prefixes) >= maxPrefixes {
-			p = ""
-		}
-		if t.prefixes == nil {
-			t.prefixes = map[string]int64{}
-		}
-		t.prefixes[p] += throttled
-	}
+	t := rr.tally(op, k)
+	t.answers(s, int64(max(s.Requests, 1)), throttled)
 	if !s.OK() {
 		t.errors++
 		if failedThrottled {
@@ -183,6 +162,48 @@ func (rr *rateRows) add(op string, at time.Duration, s *nettrace.Sample) {
 		t.settledBytes += n
 	}
 	t.total.Add(s.Total())
+}
+
+// cut records the answers of an operation the step's end stopped (an
+// SDK backing off between attempts): neither success nor error, but its
+// throttled answers were the store's.
+func (rr *rateRows) cut(op string, at time.Duration, s *nettrace.Sample) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	rr.tally(op, rr.row(at)).answers(s, int64(s.Requests), int64(s.Throttled))
+}
+
+// tally is op's row k, made on first use; rr.mu is held.
+func (rr *rateRows) tally(op string, k int) *rateTally {
+	rows := rr.byOp[op]
+	if rows == nil {
+		rows = make([]*rateTally, len(rr.starts))
+		rr.byOp[op] = rows
+	}
+	t := rows[k]
+	if t == nil {
+		t = &rateTally{total: stats.NewDurations()}
+		rows[k] = t
+	}
+	return t
+}
+
+// answers adds an operation's exchanges: requests of them, throttled
+// answered slow down, and its retries.
+func (t *rateTally) answers(s *nettrace.Sample, requests, throttled int64) {
+	t.requests += requests
+	t.retries += int64(s.Retries)
+	t.throttled += throttled
+	if throttled > 0 {
+		p := keyPrefix(s.Key)
+		if _, ok := t.prefixes[p]; !ok && len(t.prefixes) >= maxPrefixes {
+			p = ""
+		}
+		if t.prefixes == nil {
+			t.prefixes = map[string]int64{}
+		}
+		t.prefixes[p] += throttled
+	}
 }
 
 // keyPrefix is the key up to and including its last "/": the prefix a

@@ -473,7 +473,13 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 		release()
 		if err != nil && ctx.Err() != nil {
 			// Stopped by the run's bound or by the user, not a failure of
-			// the service: dropped, neither latency nor error.
+			// the service: dropped, neither latency nor error. Its answers
+			// so far (throttled ones the SDK was backing off from) still
+			// count in its rate step's share.
+			if ws.rates != nil && !intended.IsZero() {
+				s.Key = key
+				ws.rates.cut(ch.Op, intended.Sub(ws.start), &s)
+			}
 			return
 		}
 		s.Op, s.Key, s.Size, s.Worker, s.Seq = ch.Op, key, ch.Size, w, seq
