@@ -55,6 +55,7 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 	started := time.Now()
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "objbench lab: stopping")
+	writeThrottled(stdout, l)
 	if !lf.Record {
 		return nil
 	}
@@ -66,7 +67,8 @@ func labView(l *lab.Lab) terminal.LabView {
 	k, n := l.Link(), l.Network()
 	v := terminal.LabView{Profile: l.Profile(), RTT: k.RTT, Jitter: k.Jitter, Bandwidth: lab.FormatBandwidth(k.Bandwidth), Loss: k.Loss,
 		Model: n.Model, Queue: n.Queue, MTU: n.MTU, RecvBuffer: n.RecvBuffer, SendBuffer: n.SendBuffer,
-		Resolver: l.ResolverAddr(), Domain: lab.Domain, Bucket: lab.Bucket, Endpoints: map[string]string{}, Azure: l.AzureConnectionString()}
+		Resolver: l.ResolverAddr(), Domain: lab.Domain, Bucket: lab.Bucket, Endpoints: map[string]string{}, Azure: l.AzureConnectionString(),
+		Limits: l.Config().Limit.String()}
 	for _, api := range []string{"s3", "gcs", "azure"} {
 		v.Endpoints[api] = l.LocalEndpoint(api)
 	}

@@ -81,6 +81,10 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.StringVar(&lf.RecvBuffer, "recv-buffer", "6MiB", "lab: most a TCP receive buffer autotunes to (Linux tcp_rmem max): the receive window's cap")
 	fs.StringVar(&lf.SendBuffer, "send-buffer", "4MiB", "lab: most the client's TCP send buffer autotunes to (Linux tcp_wmem max)")
 	fs.StringVar(&lf.Faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%,corrupt=1% (a byte flipped in a GET body)")
+	fs.StringVar(&lf.Limit, "limit", "", "lab: request-rate limits as each provider documents them, answered with its own error (S3 503 SlowDown, GCS 429, Azure 503 ServerBusy): "+
+		"s3:get=200/s (per key prefix, the key's folder; 's3' alone is 5500 GET, 3500 PUT/s; partition=off stops a hot prefix doubling after 30m), "+
+		"gcs:read=500/s,write=100/s (per bucket, doubling every 20m of sustained load; 'gcs' alone is 5000/1000), "+
+		"azure:account=2000/s,blob=50/s ('azure' alone is 20000 per account, 500 per blob); scale=60 runs the periods 60 times faster; several joined by ';'")
 	fs.StringVar(&lf.Upstream, "upstream", "", "lab: put the link in front of a real server instead of the embedded one: S3 (http://127.0.0.1:9000[/bucket]) or GCS (gcs=URL); its own credentials")
 	if !withAPI { // run has --profile for AWS, and lab:FILE for this
 		fs.StringVar(&lf.ProfileFile, "profile", "", "lab: be the twin of a bucket measured by 'objbench probe --save-profile FILE': its round trip, jitter, rate, TLS, HTTP/2, service times and errors (flags given win)")

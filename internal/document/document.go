@@ -120,6 +120,10 @@ type LabInfo struct {
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`
+	// Limit is the server's request-rate limit, every setting spelled out
+	// as --limit reads it ("s3:get=200/s,put=3500/s,partition=30m");
+	// absent when the lab did not limit the API.
+	Limit string `json:"limit,omitempty"`
 }
 
 // ClientInfo describes where objbench ran.

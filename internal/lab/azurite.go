@@ -32,8 +32,11 @@ func (l *Lab) AzureConnectionString() string {
 // behind the link like the other APIs.
 func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	useLink := l.net != nil
+	// A proxy in front of Azurite sees each request: to record it, and to
+	// apply the server's behaviour (limits, faults).
+	proxied := l.rec != nil || l.cfg.Limit.For("azure") != nil
 	upPort := port
-	if useLink || l.rec != nil {
+	if useLink || proxied {
 		upPort = 0 // a free port: the public one is the link's or the recording proxy's
 	}
 	var certPEM, keyPEM []byte
@@ -47,9 +50,8 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	upstream, stopChild := az.Addr, az.Stop
 	ep := &endpoint{api: "azure", shutdown: stopChild}
 	public := upstream
-	if l.rec != nil {
-		// Recording: an HTTP proxy in front of Azurite sees each request.
-		pub, err := l.recordAzure(ctx, ep, port, upstream, stopChild)
+	if proxied {
+		pub, err := l.proxyAzure(ctx, ep, port, upstream, stopChild)
 		if err != nil {
 			return nil, err
 		}
@@ -101,11 +103,12 @@ func (l *Lab) startAzurite(ctx context.Context, port int) (*endpoint, error) {
 	return ep, nil
 }
 
-// recordAzure puts a recording reverse proxy in front of Azurite at
-// upstream: on the server stack behind a local endpoint at port when the
-// link emulates, else on 127.0.0.1:port. It returns the public address and
-// sets ep's teardown (the proxy, then stopChild).
-func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream string, stopChild func()) (string, error) {
+// proxyAzure puts a reverse proxy in front of Azurite at upstream, with
+// the server's behaviour and, when the lab records, its recorder: on the
+// server stack behind a local endpoint at port when the link emulates,
+// else on 127.0.0.1:port. It returns the public address and sets ep's
+// teardown (the proxy, then stopChild).
+func (l *Lab) proxyAzure(ctx context.Context, ep *endpoint, port int, upstream string, stopChild func()) (string, error) {
 	pub, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
 		stopChild()
@@ -145,9 +148,11 @@ func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream 
 		tr.TLSClientConfig = &tls.Config{RootCAs: l.ca.pool, MinVersion: tls.VersionTLS12}
 	}
 	proxy.Transport = tr
-	b := &server.Behaviour{API: "azure", ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
-	srv := &http.Server{Handler: l.rec.Wrap(b.Wrap(proxy)), ReadHeaderTimeout: time.Minute, IdleTimeout: l.cfg.IdleTimeout,
-		ErrorLog: discardLog, ConnState: l.rec.ConnState, ConnContext: l.rec.ConnContext}
+	b := &server.Behaviour{API: "azure", ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop, Limiter: l.limiter("azure")}
+	srv := &http.Server{Handler: b.Wrap(proxy), ReadHeaderTimeout: time.Minute, IdleTimeout: l.cfg.IdleTimeout, ErrorLog: discardLog}
+	if l.rec != nil {
+		srv.Handler, srv.ConnState, srv.ConnContext = l.rec.Wrap(srv.Handler), l.rec.ConnState, l.rec.ConnContext
+	}
 	lns := []net.Listener{ln}
 	if kln != nil {
 		lns = append(lns, kln)
@@ -157,9 +162,15 @@ func (l *Lab) recordAzure(ctx context.Context, ep *endpoint, port int, upstream 
 	}
 	done := make(chan error, len(lns))
 	for _, ln := range lns {
-		ln = l.rec.Listener("azure", ln)
+		tlsConfig := srv.TLSConfig
+		if l.rec != nil {
+			ln = l.rec.Listener("azure", ln)
+			if tlsConfig != nil {
+				tlsConfig = l.rec.TLSConfig(tlsConfig)
+			}
+		}
 		if l.ca != nil {
-			ln = tls.NewListener(ln, l.rec.TLSConfig(srv.TLSConfig))
+			ln = tls.NewListener(ln, tlsConfig)
 		}
 		go func() { done <- srv.Serve(ln) }()
 	}

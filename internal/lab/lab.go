@@ -105,6 +105,8 @@ type Config struct {
 	// Upstream serves a real server behind the wire instead of the
 	// embedded one of its API; the other APIs are not served.
 	Upstream *server.Upstream
+	// Limit is the servers' request-rate limits, per API (none: unlimited).
+	Limit server.Limits
 }
 
 // Lab is a running set of embedded servers.
@@ -124,8 +126,9 @@ type Lab struct {
 	wirePorts  map[int]bool // local endpoint ports that lead across the wire
 	dns        *dnsServer
 	rec        *timeline.Recorder // nil unless Config.Record
-	// Counts of requests served and faults injected.
+	// Counts of requests served, faults injected and requests throttled.
 	Counts    server.FaultCounts
+	limiters  map[string]*server.Limiter // by API, the limited ones
 	closeOnce sync.Once
 	own       atomic.Int64 // a twin's own time per exchange, ns (Config.Compensate)
 }
@@ -389,7 +392,7 @@ func (l *Lab) serve(ctx context.Context, api string, port int, newHandler handle
 		}
 		h = server.WithService(api, model, l.stopped, h)
 	}
-	b := &server.Behaviour{API: api, ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop}
+	b := &server.Behaviour{API: api, ServiceTime: l.cfg.ServiceTime, Faults: l.cfg.Faults, Counts: &l.Counts, Stop: l.stop, Limiter: l.limiter(api)}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(!l.cfg.HTTP1Only)
@@ -628,6 +631,7 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		Rootless:    l.Rootless(),
 		RecvBuffer:  n.RecvBuffer,
 		SendBuffer:  n.SendBuffer,
+		Limit:       l.limitString(api),
 	}
 }
 

@@ -16,15 +16,18 @@ type Profile struct {
 	Name        string
 	Link        Link
 	Description string
+	// Limit is the request-rate limits the profile's servers apply
+	// (server.ParseLimits) unless --limit says otherwise; "" is none.
+	Limit string
 }
 
 var profiles = []Profile{
-	{"local", Link{}, "no emulation: the servers reached directly"},
-	{"same-zone", Link{RTT: 500 * time.Microsecond}, "0.5 ms round trip"},
-	{"same-region", Link{RTT: 2 * time.Millisecond}, "2 ms round trip"},
-	{"cross-region", Link{RTT: 80 * time.Millisecond}, "80 ms round trip, us-east-1 to us-west-2"},
-	{"intercontinental", Link{RTT: 200 * time.Millisecond}, "200 ms round trip"},
-	{"home-wifi", Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000}, "30 ms round trip, 5 ms jitter, 50 Mbit/s"},
+	{Name: "local", Link: Link{}, Description: "no emulation: the servers reached directly"},
+	{Name: "same-zone", Link: Link{RTT: 500 * time.Microsecond}, Description: "0.5 ms round trip"},
+	{Name: "same-region", Link: Link{RTT: 2 * time.Millisecond}, Description: "2 ms round trip"},
+	{Name: "cross-region", Link: Link{RTT: 80 * time.Millisecond}, Description: "80 ms round trip, us-east-1 to us-west-2"},
+	{Name: "intercontinental", Link: Link{RTT: 200 * time.Millisecond}, Description: "200 ms round trip"},
+	{Name: "home-wifi", Link: Link{RTT: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Bandwidth: 50_000_000}, Description: "30 ms round trip, 5 ms jitter, 50 Mbit/s"},
 }
 
 // Profiles lists the profiles in order of distance.

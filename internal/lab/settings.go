@@ -47,6 +47,9 @@ type Settings struct {
 	ProfileFile string
 	// Upstream is a real server to serve behind the wire (ParseUpstream).
 	Upstream string
+	// Limit is the servers' request-rate limits (server.ParseLimits), e.g.
+	// "s3:get=200/s"; "" is the profile's, unlimited for every named one.
+	Limit string
 }
 
 // Config validates the settings into a lab configuration serving apis
@@ -164,6 +167,16 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 		return cfg, usage.Fieldf("{Faults}: %w", err)
 	}
 	cfg.Faults = f
+	limit := lf.Limit
+	if limit == "" {
+		limit = prof.Limit
+		if measured != nil {
+			limit = measured.Limit
+		}
+	}
+	if cfg.Limit, err = server.ParseLimits(limit); err != nil {
+		return cfg, usage.Fieldf("{Limit} %q: %w (e.g. s3:get=200/s, gcs:write=100/s or azure:blob=50/s; s3, gcs or azure alone for the provider's documented rates)", limit, err)
+	}
 	if measured != nil {
 		given := cfg.Faults
 		applyMeasured(measured, &cfg)

@@ -97,6 +97,8 @@ func ParseFaults(s string) (Faults, error) {
 // FaultCounts counts the faults injected, for tests and `lab` output.
 type FaultCounts struct {
 	Requests, Reset, Timeout, Slowdown, Stall, Corrupt atomic.Int64
+	// Throttled counts the requests a Limiter refused.
+	Throttled atomic.Int64
 }
 
 // Behaviour wraps an API handler with the server-side behaviour of the
@@ -109,6 +111,9 @@ type Behaviour struct {
 	Counts *FaultCounts
 	// Stop ends every request held (a timeout, a stall) when closed.
 	Stop <-chan struct{}
+	// Limiter, when set, refuses a request past its partition's rate with
+	// the provider's error (Throttle) before any other work.
+	Limiter *Limiter
 }
 
 // Wrap serves next with the behaviour.
@@ -117,6 +122,13 @@ func (b *Behaviour) Wrap(next http.Handler) http.Handler {
 		b.Counts.Requests.Add(1)
 		if !b.paused(r) {
 			return
+		}
+		if b.Limiter != nil {
+			if ok, p := b.Limiter.Admit(r); !ok {
+				b.Counts.Throttled.Add(1)
+				Throttle(w, b.API, p)
+				return
+			}
 		}
 		if netem.Sleep(r.Context(), b.ServiceTime) != nil {
 			return

@@ -43,6 +43,9 @@ type Measured struct {
 	IdleTimeoutS float64 `json:"idle_timeout_s,omitempty"`
 	// Errors are the measured requests' failures, as rates.
 	Errors ErrorRates `json:"errors"`
+	// Limit is request-rate limits for the twin's servers (the lab's
+	// --limit syntax), written by hand: measuring never finds one.
+	Limit string `json:"limit,omitempty"`
 }
 
 // Origin is where a profile was measured from.

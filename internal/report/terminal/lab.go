@@ -35,6 +35,9 @@ type LabView struct {
 	// AccessKey and SecretKey are the lab-only S3 keys; Azure the Azure
 	// connection string (lab-only).
 	AccessKey, SecretKey, Azure string
+	// Limits are the servers' request-rate limits as --limit reads them
+	// ("" for none).
+	Limits string
 }
 
 // LabUpstream is the bucket a lab fronts: its API, URL and bucket.
@@ -62,6 +65,9 @@ func DescribeLink(v LabView) string {
 // and example commands.
 func WriteLab(w io.Writer, v LabView, apis []string, caFile string) {
 	fmt.Fprintf(w, "objbench lab: %s\n\n", DescribeLink(v))
+	if v.Limits != "" {
+		fmt.Fprintf(w, "Limits: %s (past them: S3 503 SlowDown, GCS 429, Azure 503 ServerBusy)\n\n", v.Limits)
+	}
 	if addr := v.Resolver; addr != "" {
 		fmt.Fprintf(w, "Names: s3.%s, gcs.%s and azure.%s resolve to 127.0.0.1 at the lab's resolver %s (dig @%s -p %s s3.%s)\n\n",
 			v.Domain, v.Domain, v.Domain, addr, addr[:strings.LastIndex(addr, ":")], addr[strings.LastIndex(addr, ":")+1:], v.Domain)
