@@ -57,13 +57,27 @@ func RateSteps(rows []load.RateStep, share float64) []document.RateStep {
 // (the first row: to the row after, offering more).
 func pushedBack(rows []document.RateStep, i int) bool {
 	r := rows[i]
-	if r.OfferedOpsPerS <= 0 || r.GoodputOpsPerS >= (1-kneeShortfall)*r.OfferedOpsPerS || r.ThrottledShare < kneeThrottled {
+	if r.OfferedOpsPerS <= 0 || r.GoodputOpsPerS >= (1-kneeShortfall)*r.OfferedOpsPerS || r.ThrottledShare < kneeThrottled ||
+		clientLimited(r) {
 		return false
 	}
 	if i > 0 {
 		return rose(rows[i-1], r)
 	}
 	return rows[1].OfferedOpsPerS > r.OfferedOpsPerS && rose(r, rows[1])
+}
+
+// clientLimited: the row's shortfall is mostly not the store's: under
+// half of it shows as throttled answers. Without retries a store's
+// shortfall is its throttled share; a client that could not send its
+// rate in time (its CPU, its workers) falls short on its own, and its
+// operations due late in the step were never sent.
+func clientLimited(r document.RateStep) bool {
+	if r.OfferedOpsPerS <= 0 {
+		return false
+	}
+	short := 1 - r.GoodputOpsPerS/r.OfferedOpsPerS
+	return short > kneeShortfall && r.ThrottledShare < short/2
 }
 
 // rose: b's throttled share is above a's by kneeThrottled and by more than
@@ -91,7 +105,8 @@ func carried(r document.RateStep) bool {
 // first row pushed back (pushedBack) after which no row offering as much
 // or more was carried, so that one unlucky row between carried ones is not
 // a knee. The goodput it settled at is the median of that row's and the
-// later ones' offering as much or more; the rate where it pushed back is
+// later ones' offering as much or more, but for those the client itself
+// held back (clientLimited); the rate where it pushed back is
 // that goodput, bounded below by the highest rate carried before the knee
 // and above by the knee's own offered rate. Nil with fewer than two rows.
 func FindKnee(rows []document.RateStep) *document.Knee {
@@ -124,7 +139,7 @@ func FindKnee(rows []document.RateStep) *document.Knee {
 	at := rows[k.Step]
 	var goodputs []float64
 	for _, r := range rows[k.Step:] {
-		if r.OfferedOpsPerS >= at.OfferedOpsPerS {
+		if r.OfferedOpsPerS >= at.OfferedOpsPerS && !clientLimited(r) {
 			goodputs = append(goodputs, r.GoodputOpsPerS)
 		}
 	}

@@ -124,3 +124,20 @@ func TestKneeFinding(t *testing.T) {
 		t.Errorf("a finding without a knee: %+v", fs)
 	}
 }
+
+// A client that cannot send the rate falls short with few throttled
+// answers: not the store's knee, and not the goodput it settled at.
+func TestFindKneeClientLimited(t *testing.T) {
+	t.Parallel()
+	rows := limited(200, 4, 0, 100, 200, 400, 800, 1600)
+	rows[4].GoodputOpsPerS, rows[4].ThrottledShare, rows[4].Throttled = 141, 0.174, 278 // the client collapsed at 1600/s
+	if k := FindKnee(rows); k.Found || k.CarriedOpsPerS != 800 {
+		t.Errorf("a client that could not offer 1600/s made a knee: %+v", *k)
+	}
+	rows = limited(200, 1, 0, 100, 200, 400, 800, 1600)
+	rows[4].GoodputOpsPerS, rows[4].ThrottledShare = 127, 0.81 // throttled, and the client short of more still
+	rows[2].GoodputOpsPerS = 191
+	if k := FindKnee(rows); !k.Found || k.Step != 2 || k.GoodputOpsPerS != 191 || k.RateOpsPerS != 200 {
+		t.Errorf("knee %+v, want step 2, goodput 191 (the median of 191, 200 and 127), rate 200 (carried)", *k)
+	}
+}
