@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,5 +148,42 @@ func TestRateStepsOfRamp(t *testing.T) {
 	}
 	if rr := newRateRows(&Step{Op: "get", Requests: 10, Pacer: &OpenLoop{Profile: RateProfile{Rates: []float64{100}}}}); rr != nil {
 		t.Errorf("one rate has rows: %+v", rr)
+	}
+}
+
+// --prefixes spreads the objects' keys over that many prefixes, object i
+// under p(i mod N); one prefix keeps the keys as they were.
+func TestKeysSpreadOverPrefixes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		prefixes int
+		want     []string
+	}{
+		{0, []string{"run/lat/1KiB/0", "run/lat/1KiB/1", "run/lat/1KiB/4", "run/lat/1KiB/0"}},
+		{1, []string{"run/lat/1KiB/0", "run/lat/1KiB/1", "run/lat/1KiB/4", "run/lat/1KiB/0"}},
+		{4, []string{"run/p0/lat/1KiB/0", "run/p1/lat/1KiB/1", "run/p0/lat/1KiB/4", "run/p0/lat/1KiB/0"}},
+	} {
+		s := &Session{Prefix: "run/", Opts: Options{Prefixes: tc.prefixes}}
+		key := s.keys("lat/1KiB/", 5)
+		for i, n := range []int{0, 1, 4, 5} {
+			if got := key(n); got != tc.want[i] {
+				t.Errorf("prefixes %d: key(%d) = %q, want %q", tc.prefixes, n, got, tc.want[i])
+			}
+		}
+		m := NewMix(MixConfig{Ops: []Weighted[string]{{"get", 100}}, Sizes: []Weighted[int64]{{1024, 1}}, Keys: 8, Prefixes: tc.prefixes}, "run/")
+		want, list := "run/mix/6", "run/mix/"
+		if tc.prefixes == 4 {
+			want, list = "run/p2/mix/6", "run/"
+		}
+		if m.Key(6) != want || m.listPrefix() != list {
+			t.Errorf("prefixes %d: mix key %q, list %q; want %q, %q", tc.prefixes, m.Key(6), m.listPrefix(), want, list)
+		}
+	}
+	for _, n := range []int{-1, MaxPrefixes + 1} {
+		f := RunSettings{Workloads: "latency", Objects: 1, ObjectSize: "1KiB", Gets: 1, LatencyConcurrency: 1, OpSizes: "1KiB",
+			OpCount: 1, Sizes: "1KiB", SizeCount: 1, Levels: "1", LevelSize: "1KiB", MaxAttempts: 1, Prefixes: n}
+		if _, err := f.Options(); err == nil || !strings.Contains(err.Error(), "Prefixes must be") {
+			t.Errorf("--prefixes %d: %v, want an error naming it", n, err)
+		}
 	}
 }
