@@ -48,9 +48,10 @@ type RateStep struct {
 	ThrottledByPrefix map[string]int64
 }
 
-// maxRateSteps bounds the rows one step keeps: a --rate list longer than
-// this gets none.
-const maxRateSteps = 256
+// maxRateSteps bounds the rows one step keeps (each op's row holds a
+// histogram of about 27 KB, made when its first operation is recorded):
+// a --rate list, or a ramp cut by --step, into more rows gets none.
+const maxRateSteps = 100
 
 // maxPrefixes bounds the prefixes a row counts by name.
 const maxPrefixes = 64
