@@ -68,12 +68,14 @@ func pushedBack(rows []document.RateStep, i int) bool {
 }
 
 // clientLimited: the row's shortfall is mostly not the store's: under
-// half of it shows as throttled answers. Without retries a store's
-// shortfall is its throttled share; a client that could not send its
-// rate in time (its CPU, its workers) falls short on its own, and its
-// operations due late in the step were never sent.
+// half of it shows as throttled answers, and no SDK retried. Without
+// retries a store's shortfall is its throttled share; a client that could
+// not send its rate in time (its CPU, its workers) falls short on its
+// own, and its operations due late in the step were never sent. With
+// retries the SDK's backoff after throttled answers holds the workers:
+// that shortfall is the store's pushing back.
 func clientLimited(r document.RateStep) bool {
-	if r.OfferedOpsPerS <= 0 {
+	if r.OfferedOpsPerS <= 0 || r.Retries > 0 {
 		return false
 	}
 	short := 1 - r.GoodputOpsPerS/r.OfferedOpsPerS

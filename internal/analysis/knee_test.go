@@ -134,6 +134,10 @@ func TestFindKneeClientLimited(t *testing.T) {
 	if k := FindKnee(rows); k.Found || k.CarriedOpsPerS != 800 {
 		t.Errorf("a client that could not offer 1600/s made a knee: %+v", *k)
 	}
+	rows[4].Retries = 300 // the SDK's backoff held the workers: the store's doing
+	if k := FindKnee(rows); !k.Found || k.Step != 4 {
+		t.Errorf("a shortfall of retried throttled answers made no knee: %+v", *k)
+	}
 	rows = limited(200, 1, 0, 100, 200, 400, 800, 1600)
 	rows[4].GoodputOpsPerS, rows[4].ThrottledShare = 127, 0.81 // throttled, and the client short of more still
 	rows[2].GoodputOpsPerS = 191

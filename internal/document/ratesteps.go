@@ -2,7 +2,8 @@ package document
 
 // RateStep is one rate of an open loop's steps (or one segment of a ramp):
 // what the schedule offered in it and what came of it. An operation belongs
-// to the step its intended start fell in, whenever it finished.
+// to the step its intended start fell in, whenever it finished; goodput is
+// of the successes that finished in the step's later half.
 type RateStep struct {
 	// OfferedOpsPerS is the rate the step offered (an op of a mix: its
 	// share); StartS and EndS its part of the schedule, from the result's
@@ -12,9 +13,10 @@ type RateStep struct {
 	EndS           float64 `json:"end_s"`
 	Count          int64   `json:"count"`
 	Errors         int64   `json:"errors"`
-	// GoodputOpsPerS and GoodputMBPerS are the successful operations, and
-	// their bytes in MB (10^6), per second of the step's later half: a
-	// store's burst allowance, spent as a step begins, is not its rate.
+	// GoodputOpsPerS and GoodputMBPerS are the successful operations that
+	// finished in the step's later half (whichever step intended them),
+	// and their bytes in MB (10^6), per second of it: a store's burst
+	// allowance, spent as a step begins, is not its rate.
 	GoodputOpsPerS float64 `json:"goodput_ops_per_s"`
 	GoodputMBPerS  float64 `json:"goodput_mb_per_s"`
 	// Requests are the HTTP exchanges of the step's operations, failed

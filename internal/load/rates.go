@@ -15,7 +15,8 @@ import (
 // did: one of --rate's steps, or one segment of a ramp. An operation
 // belongs to the step its intended start falls in, whenever it finished,
 // so that a row is the load the schedule offered in that step and what
-// came of it; analysis turns the rows into goodput and the knee.
+// came of it, but for its goodput (Settled: the successes that finished
+// in its later half); analysis turns the rows into goodput and the knee.
 type RateStep struct {
 	// Offered is the profile's mean rate over the step, in operations per
 	// second of the whole step (every op of a mix).
@@ -34,8 +35,9 @@ type RateStep struct {
 	ThrottledOps int64
 	// Bytes are the bytes the successful operations moved.
 	Bytes int64
-	// Settled is the later half of the step (operations intended from
-	// SettledFrom to To): its successful operations and their bytes,
+	// Settled is the later half of the step (from SettledFrom to To): the
+	// successful operations that finished in it, whichever step intended
+	// them (an SDK's retry carries one on), and their bytes,
 	// measured apart so that a store's burst allowance at the start of a
 	// step, spent in its first moments, does not count as its rate.
 	SettledFrom                time.Duration
@@ -134,11 +136,10 @@ func (rr *rateRows) bounds(k int, wall time.Duration) (from, to time.Duration) {
 }
 
 // add records one finished operation: at (its intended start from the
-// step's start), s as the step reports it.
-func (rr *rateRows) add(op string, at time.Duration, s *nettrace.Sample) {
+// step's start) and done (its end, from the same start), s as the step
+// reports it.
+func (rr *rateRows) add(op string, at, done time.Duration, s *nettrace.Sample) {
 	k := rr.row(at)
-	from, to := rr.bounds(k, 0)
-	settled := to > from && at >= from+(to-from)/2
 	throttled := int64(s.Throttled)
 	failedThrottled := !s.OK() && s.ErrClass == string(storage.ClassThrottled)
 	if failedThrottled && throttled == 0 {
@@ -158,11 +159,17 @@ func (rr *rateRows) add(op string, at time.Duration, s *nettrace.Sample) {
 	n := max(s.Size, s.Bytes)
 	t.count++
 	t.bytes += n
-	if settled {
-		t.settledCount++
-		t.settledBytes += n
-	}
 	t.total.Add(s.Total())
+	// Goodput is what the store delivered while a step's rate was
+	// offered: the success counts where it finished, in that step's
+	// later half, whichever step intended it (an SDK's retry can carry it
+	// a step or two further).
+	d := rr.row(done)
+	if from, to := rr.bounds(d, 0); done >= from+(to-from)/2 && (to <= from || done < to || d < len(rr.starts)-1) {
+		g := rr.tally(op, d)
+		g.settledCount++
+		g.settledBytes += n
+	}
 }
 
 // cut records the answers of an operation the step's end stopped (an

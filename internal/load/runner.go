@@ -494,7 +494,7 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 		}
 		p := ws.shard.record(st, ch.Op, &s, intended, late)
 		if ws.rates != nil && !intended.IsZero() {
-			ws.rates.add(ch.Op, intended.Sub(ws.start), p)
+			ws.rates.add(ch.Op, intended.Sub(ws.start), s.End.Sub(ws.start), p)
 		}
 		ws.kept.Add(0, p)
 		if ws.sink != nil {
