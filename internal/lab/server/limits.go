@@ -38,10 +38,15 @@ type Limit struct {
 	// the cloud does in an hour. 0 is 1.
 	Scale float64
 	// Depth is how an S3 key's prefix is cut: 0 up to and including its
-	// last '/' (the key's folder), n its first n '/'-ended segments. A key
-	// without a '/' (within the depth) falls in the bucket's root prefix "".
+	// last '/' (the key's folder), n its first n '/'-ended segments,
+	// DepthBucket none (the bucket is one partition, as a directory
+	// bucket's is). A key without a '/' (within the depth) falls in the
+	// bucket's root prefix "".
 	Depth int
 }
+
+// DepthBucket is the Depth that makes a whole S3 bucket one partition.
+const DepthBucket = -1
 
 // The providers' documented defaults, taken by a bare "s3", "gcs" or
 // "azure": S3's per-prefix rates, GCS's initial per-bucket capacity and
@@ -58,7 +63,7 @@ const (
 )
 
 // LimitSyntax is what ParseLimit reads, for errors and help.
-const LimitSyntax = "s3[:get=N/s,put=N/s,partition=off|DURATION,prefix=dir|N,scale=N], gcs[:read=N/s,write=N/s,ramp[=off|DURATION],scale=N] or azure[:account=N/s,blob=N/s,scale=N]; several joined by ';'"
+const LimitSyntax = "s3[:get=N/s,put=N/s,partition=off|DURATION,prefix=dir|N|bucket,scale=N], gcs[:read=N/s,write=N/s,ramp[=off|DURATION],scale=N] or azure[:account=N/s,blob=N/s,scale=N]; several joined by ';'"
 
 // Defaults is api's documented limit.
 func Defaults(api string) (Limit, error) {
@@ -126,13 +131,17 @@ func ParseLimit(s string) (Limit, error) {
 			}
 			continue
 		case api == "s3" && k == "prefix":
-			if v == "dir" {
+			switch v {
+			case "dir":
 				l.Depth = 0
+				continue
+			case "bucket":
+				l.Depth = DepthBucket
 				continue
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 64 {
-				return bad("prefix=%s: use dir (a key's folder, the default) or a count of leading segments, e.g. prefix=1", v)
+				return bad("prefix=%s: use dir (a key's folder, the default), a count of leading segments (prefix=1) or bucket (the whole bucket one partition)", v)
 			}
 			l.Depth = n
 			continue
@@ -204,7 +213,10 @@ func (l Limit) String() string {
 		parts = append(parts, rate("read", l.Read), rate("write", l.Write), "ramp="+growString(l.Grow))
 	default:
 		parts = append(parts, rate("get", l.Read), rate("put", l.Write), "partition="+growString(l.Grow))
-		if l.Depth > 0 {
+		switch {
+		case l.Depth == DepthBucket:
+			parts = append(parts, "prefix=bucket")
+		case l.Depth > 0:
 			parts = append(parts, "prefix="+strconv.Itoa(l.Depth))
 		}
 	}
@@ -286,8 +298,9 @@ type Limiter struct {
 	lim Limit
 	now func() time.Time
 
-	mu    sync.Mutex
-	parts map[partKey]*bucket
+	mu      sync.Mutex
+	parts   map[partKey]*bucket
+	evicted time.Time // the last sweep (see evict)
 }
 
 type partKey struct {
@@ -330,9 +343,13 @@ type Partition struct {
 	Class, Name string
 }
 
-// partitions are the buckets r draws from.
+// partitions are the buckets r draws from: none for the lab's own ping
+// (PingPath), which is not the program's.
 func (lm *Limiter) partitions(r *http.Request) []partKey {
 	l := lm.lim
+	if r.URL.Path == PingPath {
+		return nil
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/")
 	var out []partKey
 	switch l.API {
@@ -394,9 +411,12 @@ func s3Prefix(r *http.Request, depth int) string {
 }
 
 // CutPrefix is key's partitioning prefix (see Limit.Depth): up to and
-// including its last '/' at depth 0, else its first depth segments; ""
-// when the key has no '/' there.
+// including its last '/' at depth 0, its first depth segments above, ""
+// when the key has no '/' there or depth is DepthBucket.
 func CutPrefix(key string, depth int) string {
+	if depth == DepthBucket {
+		return ""
+	}
 	if depth <= 0 {
 		return key[:strings.LastIndex(key, "/")+1]
 	}
@@ -412,11 +432,17 @@ func CutPrefix(key string, depth int) string {
 }
 
 // gcsBucket is the bucket a GCS JSON API request names (the upload,
-// download and metadata paths, or the XML-style /BUCKET/OBJECT).
+// download and metadata paths, or the XML-style /BUCKET/OBJECT); one that
+// names none (a resumable upload's session, /upload/resumable/ID) counts
+// against the lab's bucket.
 func gcsBucket(r *http.Request) string {
-	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	path := strings.Trim(r.URL.Path, "/")
+	segs := strings.Split(path, "/")
 	if i := slices.Index(segs, "b"); i >= 0 && i+1 < len(segs) {
 		return segs[i+1]
+	}
+	if strings.HasPrefix(path, "upload/") || strings.HasPrefix(path, "batch/") || len(segs) < 2 {
+		return Bucket
 	}
 	return segs[0]
 }
@@ -502,13 +528,15 @@ func (lm *Limiter) observe(b *bucket, now time.Time, throttled bool) {
 }
 
 // maxParts bounds the partitions kept: past it, buckets that are full
-// again and never grew are forgotten (they start over full).
+// again and never grew are forgotten (they start over full), in a sweep
+// at most once a second.
 const maxParts = 1 << 16
 
 func (lm *Limiter) evict(now time.Time) {
-	if len(lm.parts) < maxParts {
+	if len(lm.parts) < maxParts || now.Sub(lm.evicted) < time.Second {
 		return
 	}
+	lm.evicted = now
 	for k, b := range lm.parts {
 		if b.doublings == 0 && now.Sub(b.last).Seconds()*b.rate >= capacity(b.rate) {
 			delete(lm.parts, k)
@@ -558,6 +586,7 @@ func Throttle(w http.ResponseWriter, api string, p Partition) {
 		_, _ = fmt.Fprintf(w, `{"error":{"code":429,"message":%q,"errors":[{"message":%q,"domain":"usageLimits","reason":"rateLimitExceeded"}]}}`,
 			msg, msg)
 	case "azure":
+		id = guid() // Azure's request ids are GUIDs
 		msg := "Operations per second is over the account limit."
 		if p.Class == "blob" {
 			msg = "The server is currently unable to receive requests. Please retry your request."
@@ -581,4 +610,10 @@ func requestID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return strings.ToUpper(hex.EncodeToString(b[:]))
+}
+
+func guid() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

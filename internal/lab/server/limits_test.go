@@ -24,6 +24,7 @@ func TestParseLimit(t *testing.T) {
 		{in: "s3:get=200,put=off,partition=off,scale=60", want: "s3:get=200/s,put=off,partition=off,scale=60"},
 		{in: "s3:read=12000/min,write=0,prefix=1", want: "s3:get=200/s,put=off,partition=30m,prefix=1"},
 		{in: "s3:partition=90s", want: "s3:get=5500/s,put=3500/s,partition=1m30s"},
+		{in: "s3:prefix=bucket,partition=off", want: "s3:get=5500/s,put=3500/s,partition=off,prefix=bucket"},
 		{in: "gcs", want: "gcs:read=5000/s,write=1000/s,ramp=20m"},
 		{in: "gcs:read=5000/s,write=1000/s,ramp", want: "gcs:read=5000/s,write=1000/s,ramp=20m"},
 		{in: "gcs:get=100/s,put=10/s,ramp=off", want: "gcs:read=100/s,write=10/s,ramp=off"},
@@ -103,6 +104,7 @@ func TestCutPrefix(t *testing.T) {
 		{"", 0, ""},
 		{"objbench/run-1/obj-000001", 0, "objbench/run-1/"},
 		{"dir/", 0, "dir/"},
+		{"photos/2024/a.jpg", DepthBucket, ""},
 	} {
 		if got := CutPrefix(tc.key, tc.depth); got != tc.want {
 			t.Errorf("CutPrefix(%q, %d) = %q, want %q", tc.key, tc.depth, got, tc.want)
@@ -163,8 +165,13 @@ func TestLimiterModel(t *testing.T) {
 		{"DELETE writes", "s3:put=100/s", "DELETE", s3urls("p/a"), 1000, 2 * time.Second, 100},
 		{"POST writes", "s3:put=100/s", "POST", s3urls("p/a?uploads"), 1000, 2 * time.Second, 100},
 		{"reads unlimited", "s3:get=off,put=10/s", "GET", s3urls("p/a"), 1000, time.Second, 1000},
+		{"the lab's ping unlimited", "s3:get=10/s", "GET", []string{PingPath}, 1000, time.Second, 1000},
 		{"under the rate", "s3:get=200/s", "GET", s3urls("p/a"), 150, 2 * time.Second, 150},
 		{"prefix=1 joins folders", "s3:get=200/s,prefix=1", "GET", s3urls("p/0/a", "p/1/a"), 1000, 2 * time.Second, 100},
+		{"prefix=bucket joins all", "s3:get=200/s,prefix=bucket", "GET", s3urls("p/a", "q/a", "r/s/a", "a"), 1000, 2 * time.Second, 50},
+		{"a list counts against its prefix", "s3:get=200/s", "GET", []string{"/objbench?list-type=2&prefix=p/", "/objbench/p/a"}, 1000, 2 * time.Second, 100},
+		{"GCS resumable sessions count against the lab's bucket", "gcs:write=100/s,ramp=off", "PUT",
+			[]string{"/upload/resumable/abc", "/upload/resumable/def", "/upload/storage/v1/b/" + Bucket + "/o?uploadType=resumable&upload_id=x"}, 1000, 2 * time.Second, 100.0 / 3},
 		{"GCS per bucket", "gcs:read=300/s,ramp=off", "GET",
 			[]string{"/storage/v1/b/objbench/o/a?alt=media", "/download/storage/v1/b/objbench/o/b?alt=media", "/objbench/c"}, 1000, 2 * time.Second, 100},
 		{"GCS buckets apart", "gcs:write=50/s,ramp=off", "POST",
@@ -370,4 +377,34 @@ func ExampleParseLimit() {
 	l, _ := ParseLimit("s3:get=200/s,scale=60")
 	fmt.Println(l)
 	// Output: s3:get=200/s,put=3500/s,partition=30m,scale=60
+}
+
+// TestLimiterForgets: partitions seen once are forgotten past maxParts,
+// once their buckets are full again (a key per prefix does not grow the
+// limiter without bound); a partition still throttling is kept.
+func TestLimiterForgets(t *testing.T) {
+	t.Parallel()
+	lim, err := ParseLimit("s3:get=10/s,partition=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fakeClock{t: time.Unix(1e9, 0)}
+	lm := NewLimiter(lim, c.now)
+	hot := request("GET", "/objbench/hot/a")
+	for i := range maxParts + 5000 {
+		lm.Admit(request("GET", fmt.Sprintf("/objbench/p%d/a", i)))
+		lm.Admit(hot)
+		c.advance(time.Millisecond)
+	}
+	st := lm.Stats()
+	if len(st) >= maxParts {
+		t.Fatalf("%d partitions kept, want fewer than %d", len(st), maxParts)
+	}
+	found := false
+	for _, p := range st {
+		found = found || p.Name == "objbench/hot/" && p.Throttled > 0
+	}
+	if !found {
+		t.Error("the hot partition was forgotten")
+	}
 }
