@@ -72,7 +72,8 @@ func TestThrottledRunKeepsGoing(t *testing.T) {
 	if code, _, stderr := runKnee(t, append(args, "--threshold", "errors<1%")...); code != 1 || !strings.Contains(stderr, "FAIL") {
 		t.Errorf("a threshold on errors: exit %d, stderr %q; want 1 and FAIL", code, stderr)
 	}
-	// With SDK retries the throttled answers are retried, and counted.
+	// With SDK retries the throttled answers are retried, and counted (a
+	// retry the run's end cut short among them).
 	code, d, stderr = runKnee(t, append(args, "--max-attempts", "3")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

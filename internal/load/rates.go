@@ -1,6 +1,7 @@
 package load
 
 import (
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -174,11 +175,17 @@ func (rr *rateRows) add(op string, at, done time.Duration, s *nettrace.Sample) {
 
 // cut records the answers of an operation the step's end stopped (an
 // SDK backing off between attempts): neither success nor error, but its
-// throttled answers were the store's.
+// throttled answers were the store's, and a last one throttled is one the
+// SDK was waiting to try again (with no attempt left it would have
+// returned the error instead).
 func (rr *rateRows) cut(op string, at time.Duration, s *nettrace.Sample) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
-	rr.tally(op, rr.row(at)).answers(s, int64(s.Requests), int64(s.Throttled))
+	t := rr.tally(op, rr.row(at))
+	t.answers(s, int64(s.Requests), int64(s.Throttled))
+	if s.Status == http.StatusTooManyRequests || s.Status == http.StatusServiceUnavailable {
+		t.retries++
+	}
 }
 
 // tally is op's row k, made on first use; rr.mu is held.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/storage"
 )
 
@@ -185,5 +186,23 @@ func TestKeysSpreadOverPrefixes(t *testing.T) {
 		if _, err := f.Options(); err == nil || !strings.Contains(err.Error(), "Prefixes must be") {
 			t.Errorf("--prefixes %d: %v, want an error naming it", n, err)
 		}
+	}
+}
+
+// An operation the step's end cut while its SDK waited to retry a
+// throttled answer: neither success nor error, but its answers count, and
+// the retry it was waiting for.
+func TestRateStepsCut(t *testing.T) {
+	t.Parallel()
+	rr := newRateRows(&Step{Op: "get", Requests: math.MaxInt, Duration: 2 * time.Second,
+		Pacer: &OpenLoop{Profile: RateProfile{Rates: []float64{10, 20}, Step: time.Second}}})
+	rr.cut("get", 1500*time.Millisecond, &nettrace.Sample{Key: "a/b", Status: 503, Requests: 2, Throttled: 2, Retries: 1})
+	rr.cut("get", 1600*time.Millisecond, &nettrace.Sample{Key: "a/c", Requests: 1}) // cut in flight: no answer yet
+	rows := rr.result("get", 2*time.Second)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	if r := rows[1]; r.Count != 0 || r.Errors != 0 || r.Requests != 3 || r.Throttled != 2 || r.Retries != 2 || r.ThrottledByPrefix["a/"] != 2 {
+		t.Errorf("row 1: %+v", r)
 	}
 }
