@@ -32,6 +32,7 @@ type Rule func(*Facts) []document.Finding
 // rules run in this order; findings are then ranked by severity, stably.
 var rules = []Rule{
 	rateRule,
+	kneeRule,
 	coldWarmRule,
 	reuseRule,
 	requestsPerObjectRule,
@@ -59,8 +60,14 @@ func Findings(f *Facts) []document.Finding {
 	return out
 }
 
-// Annotate prices d and sets its findings.
+// Annotate prices d and sets its findings, after finding the knee of
+// each result with rate steps and none yet (a merged run's summed rows).
 func Annotate(d *document.Document, p Prices) {
+	for i := range d.Results {
+		if r := &d.Results[i]; len(r.RateSteps) > 0 && r.Knee == nil {
+			r.Knee = FindKnee(r.RateSteps)
+		}
+	}
 	d.Cost = RunCost(d, p)
 	d.Findings = Findings(&Facts{Doc: d, Cost: d.Cost, Table: tableOf(d.Cost, p)})
 }

@@ -36,6 +36,10 @@ func OpenLoopInto(r *document.Result, res *load.StepResult, o *load.OpenSettings
 		OfferedOps: o.Offered(res), Late: res.Late, Dropped: res.Dropped,
 		MaxStartLagMs: float64(res.StartLag) / 1e6}
 	r.OpenLoop.StartLagMs = res.StartLags
+	if len(res.RateSteps) > 0 {
+		r.RateSteps = RateSteps(res.RateSteps, o.Share(res.Step))
+		r.Knee = FindKnee(r.RateSteps)
+	}
 	if s := res.Wall.Seconds(); s > 0 {
 		r.OpenLoop.AchievedOpsPerS = done / s
 	}

@@ -56,6 +56,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.Requests, "requests", 0, "operations per step, replacing every per-step count above (0: their defaults)")
 	fl.DurationVar(&f.Duration, "duration", d.Duration, "bound on each step's wall time (whichever of count and duration comes first)")
 	fl.IntVar(&f.MaxAttempts, "max-attempts", 1, "attempts per operation (1: no SDK retries; retries are counted apart)")
+	fl.IntVar(&f.Prefixes, "prefixes", 1, "spread the objects' keys over N prefixes (<prefix>/p0/ to pN-1/, object i under p(i mod N)), as a store that limits requests per prefix (S3's 503 SlowDown) needs; a --rate ramp's rows name the prefix most throttled")
 	nameFields(fl, &f.RunSettings)
 	fl.StringVar(&f.download, "download", load.DownloadStream, "how a GET reads an object: stream (one request) or ranged (byte ranges of --part-size, default 8MiB, --part-concurrency at a time, default 16; a result per object); either way checked as it arrives")
 	f.out.register(fl, "print the objbench/v1 JSON document instead of tables", "no progress bar")

@@ -250,6 +250,10 @@ type Result struct {
 	// Parts is a ranged download's parts (--download ranged): the
 	// result's own figures are per object.
 	Parts *Parts `json:"parts,omitempty"`
+	// RateSteps are an open loop's rates one by one (--rate steps, or a
+	// ramp's segments), and Knee where the store pushed back among them.
+	RateSteps []RateStep `json:"rate_steps,omitempty"`
+	Knee      *Knee      `json:"knee,omitempty"`
 }
 
 // Parts are the byte ranges a ranged download (--download ranged) split

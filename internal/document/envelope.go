@@ -40,7 +40,7 @@ func Version() string {
 
 // ThresholdResult is one --threshold checked after the run: the
 // expression, whether it passed, the measured value (the worst of the
-// steps it covers, in Unit: ms, s, MB/s, fraction or none) against Limit
+// steps it covers, in Unit: ms, s, MB/s, /s, fraction or none) against Limit
 // (in the same unit), the step that gave it, and why it could not be
 // measured (Error; it then fails).
 type ThresholdResult struct {

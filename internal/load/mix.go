@@ -146,6 +146,8 @@ type MixConfig struct {
 	Keys  int
 	Dist  KeyDist
 	Seed  uint64 // 0: random
+	// Prefixes spreads the keys over that many prefixes (Options.Prefixes).
+	Prefixes int
 }
 
 // Mix draws the operations of a mixed step. It is safe for concurrent
@@ -210,8 +212,20 @@ func pick(cdf []float64, u float64) int {
 	return min(sort.SearchFloat64s(cdf, u), len(cdf)-1)
 }
 
-// Key is the name of working-set key k.
-func (m *Mix) Key(k int) string { return m.prefix + "mix/" + strconv.Itoa(k) }
+// Key is the name of working-set key k: under the prefix, or spread over
+// the config's Prefixes.
+func (m *Mix) Key(k int) string {
+	return spreadPrefix(m.prefix, m.cfg.Prefixes, k) + "mix/" + strconv.Itoa(k)
+}
+
+// listPrefix is what a LIST op lists: the working set's prefix, or with
+// keys spread the run's, above them all.
+func (m *Mix) listPrefix() string {
+	if m.cfg.Prefixes > 1 {
+		return m.prefix
+	}
+	return m.prefix + "mix/"
+}
 
 // SizeOf is the size of working-set key k: the same at every write.
 func (m *Mix) SizeOf(k int) int64 {
@@ -337,7 +351,7 @@ func (m *Mix) Pick(s *Session) func(i int) Choice {
 		case "delete":
 			ch.Do, ch.Size = s.delete, 0
 		case "list":
-			ch.Key, ch.Size = m.prefix+"mix/", 0
+			ch.Key, ch.Size = m.listPrefix(), 0
 			ch.Do = func(ctx context.Context, b storage.Backend, prefix string) error {
 				n := 0
 				err := b.List(ctx, prefix, func(storage.ObjectInfo) error {
@@ -383,7 +397,9 @@ const DefaultMixRequests = 10000
 
 func (s *Session) planMixed() []action {
 	o := s.Opts
-	m := NewMix(o.Mix, s.Prefix)
+	cfg := o.Mix
+	cfg.Prefixes = o.Prefixes
+	m := NewMix(cfg, s.Prefix)
 	n := o.Requests
 	if n == 0 {
 		n = DefaultMixRequests

@@ -28,14 +28,16 @@ const (
 // steps. Rates are in operations per second across all workers.
 type RateProfile struct {
 	// Rates: one rate (constant), two (a linear ramp from the first to the
-	// second over Ramp), or several (steps of Step each).
+	// second over Ramp, its rows Step long when set), or several (steps of
+	// Step each).
 	Rates []float64
 	Ramp  time.Duration
 	Step  time.Duration
 }
 
-// ParseRate reads --rate: "500", "100:2000:60s" (linear ramp) or
-// "100,500,1000" (steps of step each; step must then be positive).
+// ParseRate reads --rate: "500", "100:2000:60s" (linear ramp, reported in
+// rows of step, or of a tenth of the ramp without one) or "100,500,1000"
+// (steps of step each; step must then be positive).
 func ParseRate(s string, step time.Duration) (RateProfile, error) {
 	s = strings.TrimSpace(s)
 	num := func(v string) (float64, error) {
@@ -66,7 +68,8 @@ func ParseRate(s string, step time.Duration) (RateProfile, error) {
 		if b < a {
 			return RateProfile{}, fmt.Errorf("ramp %q ends below its start: use START:END with END >= START", s)
 		}
-		return RateProfile{Rates: []float64{a, b}, Ramp: d}, nil
+		// step, when given, is the length of the ramp's rows (RateStep).
+		return RateProfile{Rates: []float64{a, b}, Ramp: d, Step: max(step, 0)}, nil
 	case strings.Contains(s, ","):
 		var p RateProfile
 		for _, v := range strings.Split(s, ",") {

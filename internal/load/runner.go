@@ -141,6 +141,9 @@ type StepResult struct {
 	// Parts are a mixed step's results, one per op, each with its own
 	// histograms and series (the mixed step itself then holds none).
 	Parts []*StepResult
+	// RateSteps are an open loop's rates one by one (steps, or a ramp's
+	// segments; nil at one rate): what each offered and what came of it.
+	RateSteps []RateStep
 }
 
 // Runner executes steps.
@@ -190,7 +193,8 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	}
 	// Per-worker state, merged after the step; recorders in one shard
 	// per CPU (see shard).
-	sw := &stepWorkers{shards: newShards(conc), lags: make([]time.Duration, conc), sinks: make([]Sink, conc)}
+	sw := &stepWorkers{shards: newShards(conc), lags: make([]time.Duration, conc), sinks: make([]Sink, conc),
+		rates: newRateRows(st)}
 	// The workers' reservoirs are windows of one array, gathered in place
 	// after the step: the step's samples are kept once.
 	keep := min(r.Keep, st.Requests)
@@ -212,8 +216,10 @@ func (r *Runner) Run(ctx context.Context, st *Step) (*StepResult, error) {
 	use0 := markUsage()
 	start := time.Now()
 	stopProgress := r.startProgress(st, &sw.done, start)
+	sw.start = start
 	if o, ok := st.Pacer.(*OpenLoop); ok {
 		o.Start(start)
+		sw.start = o.start // the schedule's time zero (Start keeps the first)
 	}
 	stopSeries, series := r.startSeries(st, sw.shards, start, &sw.inflight, &sw.peak, sc.connsOpened)
 	r.runWorkers(runCtx, st, sc, workerClients, sw)
@@ -341,6 +347,10 @@ type stepWorkers struct {
 	next, done     atomic.Int64
 	firstErr       atomic.Pointer[string]
 	inflight, peak atomic.Int64
+	// rates are the open loop's rows by rate step (nil without steps);
+	// start is the schedule's time zero.
+	rates *rateRows
+	start time.Time
 }
 
 // runWorkers runs the step's workers until they are done.
@@ -360,7 +370,7 @@ func (r *Runner) runWorkers(runCtx context.Context, st *Step, sc *stepClients, w
 			wctx, cancel := context.WithCancel(runCtx)
 			defer cancel()
 			r.work(wctx, st, w, sc.getter(workerClients[w]), worker{shard: sw.shards[w%len(sw.shards)], kept: sw.kept[w], sink: sw.sinks[w], lag: &sw.lags[w],
-				inflight: &sw.inflight, peak: &sw.peak}, &sw.next, &sw.done, &sw.firstErr)
+				inflight: &sw.inflight, peak: &sw.peak, rates: sw.rates, start: sw.start}, &sw.next, &sw.done, &sw.firstErr)
 		}()
 	}
 	wg.Wait()
@@ -368,7 +378,7 @@ func (r *Runner) runWorkers(runCtx context.Context, st *Step, sc *stepClients, w
 
 // collect merges the workers' state into the step's result.
 func (r *Runner) collect(ctx context.Context, st *Step, sw *stepWorkers, series *seriesOf, wall time.Duration, keep int) *StepResult {
-	res := r.results(st, sw.shards, series, wall)
+	res := r.results(st, sw.shards, series, wall, sw.rates)
 	res.StartLags = lagDist(sw.shards)
 	res.Interrupted = ctx.Err() != nil
 	res.Kept = []*stats.Reservoir{stats.Gather(sw.kept, keep)}
@@ -412,6 +422,8 @@ type worker struct {
 	sink           Sink
 	lag            *time.Duration
 	inflight, peak *atomic.Int64
+	rates          *rateRows
+	start          time.Time
 }
 
 // work is the one worker loop shared by every operation.
@@ -461,7 +473,13 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 		release()
 		if err != nil && ctx.Err() != nil {
 			// Stopped by the run's bound or by the user, not a failure of
-			// the service: dropped, neither latency nor error.
+			// the service: dropped, neither latency nor error. Its answers
+			// so far (throttled ones the SDK was backing off from) still
+			// count in its rate step's share.
+			if ws.rates != nil && !intended.IsZero() {
+				s.Key = key
+				ws.rates.cut(ch.Op, intended.Sub(ws.start), &s)
+			}
 			return
 		}
 		s.Op, s.Key, s.Size, s.Worker, s.Seq = ch.Op, key, ch.Size, w, seq
@@ -475,6 +493,9 @@ func (r *Runner) work(ctx context.Context, st *Step, w int, client func(context.
 			firstErr.CompareAndSwap(nil, &msg)
 		}
 		p := ws.shard.record(st, ch.Op, &s, intended, late)
+		if ws.rates != nil && !intended.IsZero() {
+			ws.rates.add(ch.Op, intended.Sub(ws.start), s.End.Sub(ws.start), p)
+		}
 		ws.kept.Add(0, p)
 		if ws.sink != nil {
 			ws.sink.Add(p)

@@ -81,7 +81,9 @@ func (r *Runner) startSeries(st *Step, shards []*shard, start time.Time, infligh
 func planned(st *Step) time.Duration {
 	d := st.Duration
 	if o, ok := st.Pacer.(*OpenLoop); ok && len(o.Profile.Rates) > 0 && st.Requests > 0 {
-		if due := o.Profile.at(float64(st.Requests)); d <= 0 || due < d {
+		// A count too large for the schedule (math.MaxInt: bounded by the
+		// duration) is due past what a Duration holds: no bound.
+		if due := o.Profile.at(float64(st.Requests)); due > 0 && (d <= 0 || due < d) {
 			d = due
 		}
 	}
@@ -90,7 +92,7 @@ func planned(st *Step) time.Duration {
 
 // results merges the shards into the step's result: one per op, as parts
 // when the step is a mix.
-func (r *Runner) results(st *Step, shards []*shard, series *seriesOf, wall time.Duration) *StepResult {
+func (r *Runner) results(st *Step, shards []*shard, series *seriesOf, wall time.Duration, rates *rateRows) *StepResult {
 	names := opNames(shards, st.Op)
 	one := func(step *Step, op string) *StepResult {
 		m := mergeOp(shards, op)
@@ -99,7 +101,7 @@ func (r *Runner) results(st *Step, shards []*shard, series *seriesOf, wall time.
 			hists[stats.RecorderMetric] = b // for merging shards exactly
 		}
 		res := &StepResult{Step: step, Histograms: hists, Summary: m.rec.Summarize(step.Moved(), wall), Wall: wall,
-			Late: m.late, Dropped: m.dropped}
+			Late: m.late, Dropped: m.dropped, RateSteps: rates.result(op, wall)}
 		if m.alt != nil {
 			u := m.alt.Summarize(step.Moved(), wall)
 			res.Uncorrected = &u

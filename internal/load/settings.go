@@ -152,11 +152,16 @@ func (o *OpenSettings) Offered(res *StepResult) float64 {
 	if o.Rate == "" {
 		return 0
 	}
-	offered := o.profile.Expected(res.Wall)
-	if share, ok := o.shares[res.Step.Op]; ok && res.Step.Workload == Mixed {
-		offered *= share // this op's part of the mix
+	return o.profile.Expected(res.Wall) * o.Share(res.Step)
+}
+
+// Share is the part of the offered rate st's op gets: its share of a mix,
+// else all of it.
+func (o *OpenSettings) Share(st *Step) float64 {
+	if share, ok := o.shares[st.Op]; ok && st.Workload == Mixed {
+		return share
 	}
-	return offered
+	return 1
 }
 
 // RunSettings are run's workload flags as the user writes them; Options
@@ -180,6 +185,9 @@ type RunSettings struct {
 	// (empty: DefaultSweepPartSizes and DefaultSweepParallel).
 	SweepPartSizes string
 	SweepParallel  string
+	// Prefixes spreads the objects' keys over that many prefixes (1: all
+	// under one).
+	Prefixes int
 }
 
 // Options checks the settings into workload options. Every error is a
@@ -207,6 +215,14 @@ func (f RunSettings) Options() (Options, error) {
 	}
 	o.PoolObjects, o.Gets, o.LatencyConcurrency, o.OpCount, o.SizeCount = f.Objects, f.Gets, f.LatencyConcurrency, f.OpCount, f.SizeCount
 	o.Requests, o.Duration = f.Requests, f.Duration
+	switch {
+	case f.Prefixes == 0:
+		o.Prefixes = 1
+	case f.Prefixes < 0 || f.Prefixes > MaxPrefixes:
+		return o, usage.Fieldf("{Prefixes} must be a count from 1 to %d, got %d", MaxPrefixes, f.Prefixes)
+	default:
+		o.Prefixes = f.Prefixes
+	}
 	if o.PoolSize, err = units.ParseSize(f.ObjectSize); err != nil {
 		return o, usage.Fieldf("{ObjectSize}: %w", err)
 	}
@@ -264,11 +280,15 @@ func (f RunSettings) sweepGrid(o *Options) error {
 
 // AsMap is the workload part of the run document's options block.
 func (f RunSettings) AsMap() map[string]string {
-	return map[string]string{
+	m := map[string]string{
 		"workload": f.Workloads, "objects": fmt.Sprint(f.Objects), "object_size": f.ObjectSize,
 		"gets": fmt.Sprint(f.Gets), "op_sizes": f.OpSizes, "op_count": fmt.Sprint(f.OpCount),
 		"sizes": f.Sizes, "size_count": fmt.Sprint(f.SizeCount), "concurrency": f.Levels,
 		"concurrency_size": f.LevelSize, "requests": fmt.Sprint(f.Requests),
 		"duration": f.Duration.String(), "max_attempts": fmt.Sprint(f.MaxAttempts),
 	}
+	if f.Prefixes > 1 { // added only when spread: other runs' options are unchanged
+		m["prefixes"] = fmt.Sprint(f.Prefixes)
+	}
+	return m
 }

@@ -60,7 +60,14 @@ type Options struct {
 	Pace        func() Pacer
 	MaxInflight int
 	LatencyFrom string
+	// Prefixes spreads the objects' keys over that many prefixes
+	// (PREFIX/p0/ to PREFIX/pN-1/, object i under p(i mod N)), for a store
+	// that limits requests per prefix (S3's partitions); 0 or 1: one.
+	Prefixes int
 }
+
+// MaxPrefixes bounds --prefixes.
+const MaxPrefixes = 1024
 
 // Defaults is the quick suite: well under a minute on the embedded server.
 func Defaults() Options {
@@ -240,11 +247,36 @@ func (s *Session) count(def int) int {
 	return def
 }
 
+// spread is the prefix of object i: the run's, or with Opts.Prefixes one
+// of that many under it.
+func (s *Session) spread(i int) string { return spreadPrefix(s.Prefix, s.Opts.Prefixes, i) }
+
+func spreadPrefix(prefix string, n, i int) string {
+	if n <= 1 {
+		return prefix
+	}
+	return prefix + "p" + strconv.Itoa(i%n) + "/"
+}
+
+// keys is the key function of a step's count objects named stem (such as
+// "lat/1KiB/") plus their index: under the run's prefix, or spread. The
+// stems are made once: a key is made per request.
+func (s *Session) keys(stem string, count int) func(i int) string {
+	stems := make([]string, max(s.Opts.Prefixes, 1))
+	for p := range stems {
+		stems[p] = s.spread(p) + stem
+	}
+	return func(i int) string {
+		i %= count
+		return stems[i%len(stems)] + strconv.Itoa(i)
+	}
+}
+
 func (s *Session) planLatency() []action {
 	o := s.Opts
 	pool := make([]string, max(o.PoolObjects, 1))
 	for i := range pool {
-		pool[i] = fmt.Sprintf("%spool/%d", s.Prefix, i)
+		pool[i] = fmt.Sprintf("%spool/%d", s.spread(i), i)
 	}
 	var inPool Stored
 	get := &Step{
@@ -268,8 +300,7 @@ func (s *Session) planLatency() []action {
 	}}
 	for _, size := range o.OpSizes {
 		n := s.count(o.OpCount)
-		stem := s.Prefix + "lat/" + units.FormatSize(size) + "/" // made once: a key is made per request
-		key := func(i int) string { return stem + strconv.Itoa(i%n) }
+		key := s.keys("lat/"+units.FormatSize(size)+"/", n)
 		base := Step{Workload: Latency, Size: size, Concurrency: max(o.LatencyConcurrency, 1), Requests: n, Duration: o.Duration, Key: key}
 		put, head, del := base, base, base
 		var stored Stored
@@ -287,8 +318,7 @@ func (s *Session) planThroughput() []action {
 	var acts []action
 	for _, size := range o.Sizes {
 		n := s.count(o.SizeCount)
-		stem := s.Prefix + "tp/" + units.FormatSize(size) + "/"
-		key := func(i int) string { return stem + strconv.Itoa(i%n) }
+		key := s.keys("tp/"+units.FormatSize(size)+"/", n)
 		base := Step{Workload: Throughput, Size: size, Concurrency: 1, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
 		var stored Stored
@@ -306,8 +336,7 @@ func (s *Session) planConcurrency() []action {
 	var acts []action
 	for _, level := range o.Levels {
 		n := s.count(2 * level)
-		stem := s.Prefix + "conc/" + strconv.Itoa(level) + "/"
-		key := func(i int) string { return stem + strconv.Itoa(i%level) }
+		key := s.keys("conc/"+strconv.Itoa(level)+"/", level)
 		base := Step{Workload: Concurrency, Size: o.LevelSize, Concurrency: level, Requests: n, Duration: o.Duration, Key: key}
 		put, get := base, base
 		var stored Stored

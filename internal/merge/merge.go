@@ -413,6 +413,7 @@ func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) 
 	r.Count, r.Errors, r.Retries, r.Reconnects, r.SilentRetries = 0, 0, 0, 0, 0
 	r.ErrorsByClass, r.PhasesMs = nil, nil
 	r.FirstRequest, r.LaterRequests = stats.Group{}, stats.Group{}
+	r.RateSteps, r.Knee = sumRateSteps(ws), nil
 	var reqs, reused, sent, waited, cpu, wait, bytes float64
 	var conc int
 	for _, w := range ws {

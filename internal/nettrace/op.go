@@ -56,6 +56,9 @@ func (o *Op) Finish() Sample {
 		if i == 0 {
 			s.Reused, s.WasIdle, s.IdleTime = ex.reused, ex.wasIdle, ex.idleTime
 		}
+		if ex.status == http.StatusTooManyRequests || ex.status == http.StatusServiceUnavailable {
+			s.Throttled++
+		}
 		s.ExpectSent = s.ExpectSent || ex.expectSent
 		s.ExpectWaited = s.ExpectWaited || !ex.wait100.IsZero()
 		if i == len(exs)-1 {

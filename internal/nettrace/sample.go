@@ -77,6 +77,10 @@ type Sample struct {
 	// does, unasked, for an idempotent request on a reused connection that
 	// failed; they are counted on failed operations too.
 	SilentRetries int `json:"silent_retries,omitempty"`
+	// Throttled counts the exchanges the service answered 429 or 503 (its
+	// way to say "slow down"), the last one included: a throttled answer
+	// the SDK retried into a success is still the store pushing back.
+	Throttled int `json:"throttled,omitempty"`
 
 	// ExpectSent: a request of the operation carried "Expect:
 	// 100-continue" (objbench's --expect-continue, or the SDK's own);

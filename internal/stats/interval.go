@@ -257,3 +257,11 @@ func (l *LagRecorder) Merge(o *LagRecorder) { l.h.Merge(o.h) }
 
 // Dist summarises the lags in milliseconds.
 func (l *LagRecorder) Dist() Dist { return dist(l.h) }
+
+// Durations is a small histogram of durations (two significant figures, a
+// few kilobytes), the same as LagRecorder: for tallies kept many times over,
+// such as one per rate of an open loop's steps.
+type Durations = LagRecorder
+
+// NewDurations returns an empty Durations.
+func NewDurations() *Durations { return NewLagRecorder() }

@@ -279,7 +279,9 @@ func unit(path []string) string {
 			return "MB/s"
 		}
 	}
-	if strings.HasSuffix(path[len(path)-1], "_s") {
+	if last := path[len(path)-1]; strings.HasSuffix(last, "_per_s") {
+		return "/s" // a rate: knee.rate_ops_per_s
+	} else if strings.HasSuffix(last, "_s") {
 		return "s"
 	}
 	return ""
@@ -307,7 +309,9 @@ func zeroRow(kind string) any {
 	if kind == Strategies {
 		return zeroJSON(document.StrategyRow{})
 	}
-	r := document.Result{PhasesMs: map[string]document.PhaseDist{}}
+	// The knee's figures are metrics too (get.knee.rate_ops_per_s), of
+	// the rows that have one.
+	r := document.Result{PhasesMs: map[string]document.PhaseDist{}, Knee: &document.Knee{}}
 	for _, p := range phases {
 		r.PhasesMs[p] = document.PhaseDist{}
 	}

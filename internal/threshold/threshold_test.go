@@ -256,3 +256,31 @@ func TestParseCanFailAtTheEdge(t *testing.T) {
 		}
 	}
 }
+
+// The knee's figures are metrics of the rows that have one: a rate in /s.
+func TestCheckKnee(t *testing.T) {
+	t.Parallel()
+	d := runDoc()
+	d.Results = append(d.Results, document.Result{Workload: "mixed", Op: "head", Count: 300,
+		Knee: &document.Knee{Found: true, RateOpsPerS: 195, GoodputOpsPerS: 190}})
+	for _, tc := range []struct {
+		expr     string
+		pass     bool
+		measured float64
+		err      string
+	}{
+		{"head.knee.rate_ops_per_s>=180", true, 195, ""},
+		{"head.knee.goodput_ops_per_s>=200", false, 190, ""},
+		{"get.knee.rate_ops_per_s>=180", false, 0, "no step measured it"},
+	} {
+		ts, err := Parse([]string{tc.expr}, Run)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		res, _ := Check(ts, d)
+		if r := res[0]; r.Pass != tc.pass || r.Measured != tc.measured || r.Error != tc.err || tc.err == "" && r.Unit != "/s" {
+			t.Errorf("%s: %+v; want pass %v measured %g error %q in /s", tc.expr, r, tc.pass, tc.measured, tc.err)
+		}
+	}
+}

@@ -82,7 +82,18 @@ type runView struct {
 	Findings                                      []document.Finding
 	Cost                                          []string // the cost lines, as the terminal prints them
 	Steps                                         []stepRow
-	Meta                                          [][2]string
+	// RateSteps are the open-loop results' rate steps, one table each.
+	RateSteps []rateStepsView
+	Meta      [][2]string
+}
+
+// rateStepsView is one result's rate steps (--rate steps or a ramp) and
+// the knee's sentence.
+type rateStepsView struct {
+	Label string
+	Heads []string
+	Rows  [][]string
+	Knee  string
 }
 
 type stepRow struct {
@@ -145,6 +156,14 @@ func runSummary(r HTMLRun) runView {
 				report.Num(s.TotalMs.P50), report.Num(s.TotalMs.P99), mbpsText(s), pct(s.ReusedFraction),
 				report.Positive(s.ClientCPUusPerOp),
 			}})
+			if len(s.RateSteps) > 0 {
+				rs := rateStepsView{Label: s.Op + " " + report.FormatSize(s.SizeBytes) + " c=" + strconv.Itoa(s.Concurrency),
+					Heads: report.RateStepHeads, Knee: report.KneeSentence(s)}
+				for _, st := range s.RateSteps {
+					rs.Rows = append(rs.Rows, report.RateStepRow(st))
+				}
+				rv.RateSteps = append(rv.RateSteps, rs)
+			}
 		}
 	case *document.StrategiesDocument:
 		rv.Command, rv.Target, started, dur, rv.Interrupted = "strategies", d.Target.URL, d.StartedAt, d.DurationS, d.Interrupted

@@ -180,3 +180,19 @@ func TestAxisTicks(t *testing.T) {
 		}
 	}
 }
+
+// A result with rate steps has its table and the knee in the run's details.
+func TestHTMLRateSteps(t *testing.T) {
+	t.Parallel()
+	d := reporttest.RateStepsFixture()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, HTMLInput{Runs: []HTMLRun{{ID: d.RunID, Label: "steps", Doc: d}}}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{": rate steps</h4>", "<th>goodput/s</th>", "<td>50.5%</td>", "knee: the store pushed back at ~201/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}

@@ -38,6 +38,7 @@ func WriteSummary(w io.Writer, d *document.Document) error {
 		fmt.Fprintln(ew)
 		leftTable(ew, heads, rows)
 	}
+	writeRateSteps(ew, d)
 	writeColdWarm(ew, d)
 	// One screen: the most severe findings; --detail and --json carry all.
 	fs := summaryCut(d.Findings)
@@ -168,6 +169,7 @@ func WriteDetail(w io.Writer, d *document.Document) error {
 		fmt.Fprintln(ew)
 		leftTable(ew, ph, rows)
 	}
+	writeRateSteps(ew, d)
 	writeColdWarm(ew, d)
 	WriteFindings(ew, d.Findings)
 	report.WriteExpress(ew, d.Express)
