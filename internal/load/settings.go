@@ -78,8 +78,10 @@ func (o *OpenSettings) Apply(opts *Options, sizes string, defaultSizes string) e
 			return usage.Fieldf("{Rate}: %w", err)
 		}
 		o.profile = p
-		// A ramp or steps run to their end unless --duration says otherwise.
-		if span := p.Span(); opts.Duration == Defaults().Duration && span > opts.Duration {
+		// A ramp or steps run to their end, and end there, unless --duration
+		// says otherwise (steps shorter than the default duration held their
+		// last rate to it).
+		if span := p.Span(); opts.Duration == Defaults().Duration && span > 0 {
 			opts.Duration = span
 		}
 		maxLate := o.MaxLate
