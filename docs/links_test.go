@@ -233,7 +233,7 @@ func checkTarget(root, page, target string) string {
 
 // citation is a document named in code: a path ending in .md, with an
 // optional #heading.
-var citation = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:[\w.-]+/)*[\w.-]+\.md)(#[\w-]+)?`)
+var citation = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:[\w.-]+/)*[\w.-]+\.md\b)(#[\w-]+)?`)
 
 // TestCodeCitations: every document a code comment, help text, script or
 // deploy file cites (a path such as docs/design.md#timers) is in the

@@ -57,3 +57,55 @@ func TestRangeSweepRule(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeSweepTies: configurations the reads cannot tell apart from the
+// fastest (and faster than one stream) are tied, and the finding names the
+// one with the fewest parts in flight; a gain over one stream inside the
+// reads' spread is neither advice to use ranges nor to keep one stream.
+func TestRangeSweepTies(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	res := func(part int64, par int, mbps, mean, sd float64, n int64) document.Result {
+		r := document.Result{Workload: "ranges", Op: "get", SizeBytes: 256 * mib, Concurrency: 1, Count: n, AggregateMBps: mbps,
+			TotalMs: document.Dist{Count: n, Mean: mean, Stddev: sd, P50: mean}}
+		if part > 0 {
+			r.Parts = &document.Parts{SizeBytes: part, Parallel: par}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name       string
+		rs         []document.Result
+		wants, not []string
+		tied       float64
+	}{
+		{"welch: 8 at a time as fast as 16", []document.Result{res(0, 0, 100, 2560, 50, 5), res(8*mib, 16, 400, 640, 60, 5), res(8*mib, 8, 390, 656, 60, 5), res(8*mib, 4, 250, 1024, 40, 5)},
+			[]string{"8MiB ranges, up to 8 at a time", "of the 2 as fast within the noise"}, []string{"Fewer than"}, 2},
+		{"welch: a clear winner", []document.Result{res(0, 0, 100, 2560, 50, 5), res(8*mib, 16, 400, 640, 5, 5), res(8*mib, 8, 300, 850, 5, 5)},
+			[]string{"up to 16 at a time"}, []string{"within the noise"}, 1},
+		{"welch: gain inside the spread", []document.Result{res(0, 0, 100, 2560, 900, 3), res(8*mib, 4, 120, 2100, 900, 3)},
+			[]string{"vary too much to tell it from one stream", "larger --size-count"}, []string{"keep one stream"}, 0},
+		{"few reads: 10% margin, then the larger parts", []document.Result{res(0, 0, 100, 2560, 0, 1), res(8*mib, 8, 400, 640, 0, 1), res(16*mib, 8, 370, 690, 0, 1), res(4*mib, 16, 405, 630, 0, 1)},
+			[]string{"16MiB ranges, up to 8 at a time", "of the 3 as fast", "Fewer than 3 reads", "--size-count 5"}, nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := rangeSweepRule(&Facts{Doc: labDoc(tc.rs...)})
+			if len(fs) != 1 {
+				t.Fatalf("%d findings, want 1", len(fs))
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(fs[0].Text, w) {
+					t.Errorf("%q\nwant %q", fs[0].Text, w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(fs[0].Text, w) {
+					t.Errorf("%q\nwant no %q", fs[0].Text, w)
+				}
+			}
+			if got := fs[0].Evidence["tied"]; got != tc.tied {
+				t.Errorf("tied %v, want %v", got, tc.tied)
+			}
+		})
+	}
+}

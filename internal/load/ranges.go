@@ -24,6 +24,14 @@ var (
 	DefaultSweepParallel  = []int{4, 8, 16}
 )
 
+// Bounds of a sweep's grid (--sweep-part-sizes, --sweep-parallel): a
+// smaller range is a request per few packets, and more ranges at a time
+// than this only measure the client's own scheduling.
+const (
+	MinRangePart     = 64 << 10
+	MaxRangeParallel = 256
+)
+
 // rangeGrid is the grid's points worth measuring for an object of size:
 // part sizes below it, and for each only the parallelism that differ (a
 // level at or above the part count reads all parts at once, as does any

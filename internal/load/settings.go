@@ -176,6 +176,10 @@ type RunSettings struct {
 	Requests           int
 	Duration           time.Duration
 	MaxAttempts        int
+	// SweepPartSizes and SweepParallel are the ranges workload's grid
+	// (empty: DefaultSweepPartSizes and DefaultSweepParallel).
+	SweepPartSizes string
+	SweepParallel  string
 }
 
 // Options checks the settings into workload options. Every error is a
@@ -219,7 +223,43 @@ func (f RunSettings) Options() (Options, error) {
 	if o.LevelSize, err = units.ParseSize(f.LevelSize); err != nil {
 		return o, usage.Fieldf("{LevelSize}: %w", err)
 	}
+	if err := f.sweepGrid(&o); err != nil {
+		return o, err
+	}
 	return o, nil
+}
+
+// sweepGrid parses the ranges workload's grid; a grid given for another
+// workload is a mistake the user should hear about.
+func (f RunSettings) sweepGrid(o *Options) error {
+	if f.SweepPartSizes == "" && f.SweepParallel == "" {
+		return nil
+	}
+	if !slices.Contains(o.Workloads, Ranges) {
+		return usage.Fieldf("{SweepPartSizes} and {SweepParallel} set the grid of --workload ranges, which this run does not include")
+	}
+	var err error
+	if f.SweepPartSizes != "" {
+		if o.RangePartSizes, err = units.ParseSizes(f.SweepPartSizes); err != nil {
+			return usage.Fieldf("{SweepPartSizes}: %w", err)
+		}
+		for _, ps := range o.RangePartSizes {
+			if ps < MinRangePart {
+				return usage.Fieldf("{SweepPartSizes}: %s is below the smallest part, %s", units.FormatSize(ps), units.FormatSize(MinRangePart))
+			}
+		}
+	}
+	if f.SweepParallel != "" {
+		if o.RangeParallel, err = units.ParseInts(f.SweepParallel); err != nil {
+			return usage.Fieldf("{SweepParallel}: %w", err)
+		}
+		for _, p := range o.RangeParallel {
+			if p <= 0 || p > MaxRangeParallel {
+				return usage.Fieldf("{SweepParallel}: %d parts at a time: use 1 to %d", p, MaxRangeParallel)
+			}
+		}
+	}
+	return nil
 }
 
 // AsMap is the workload part of the run document's options block.

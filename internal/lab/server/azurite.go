@@ -78,7 +78,7 @@ func StartAzurite(ctx context.Context, port int, certPEM, keyPEM []byte) (*Azuri
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = childAttr()
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

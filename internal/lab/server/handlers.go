@@ -10,6 +10,7 @@ import (
 	"log"
 	"net/http"
 	"net/url"
+	"path/filepath"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/johannesboyne/gofakes3"
@@ -34,7 +35,7 @@ func S3Handler(string) (http.Handler, error) {
 		return nil, err
 	}
 	fake := gofakes3.New(store, gofakes3.WithLogger(gofakes3.DiscardLog()), gofakes3.WithTimeSkewLimit(0))
-	return &closingHandler{Handler: decodeAWSChunked(fake.Server()), Closer: dir}, nil
+	return &closingHandler{Handler: s3Answers(decodeAWSChunked(fake.Server())), Closer: dir}, nil
 }
 
 // closingHandler is a handler with resources to release when its server
@@ -48,8 +49,8 @@ type closingHandler struct {
 // resumable upload sessions point back at publicURL. Objects are files in
 // a store folder of their own (fake-gcs-server's filesystem backend), so
 // they do not stay in memory; the handler is an io.Closer that removes
-// the folder. fake-gcs-server reads an upload's body whole before it
-// writes the file, so an upload passes through memory once.
+// the folder. Uploads stream to files (gcsUploads): fake-gcs-server's own
+// upload handlers would hold each body whole in memory.
 func GCSHandler(publicURL string) (http.Handler, error) {
 	u, err := url.Parse(publicURL)
 	if err != nil {
@@ -59,6 +60,7 @@ func GCSHandler(publicURL string) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lab store: %w", err)
 	}
+	root := filepath.Join(dir.path, "objects")
 	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
 		NoListener:  true,
 		Scheme:      u.Scheme,
@@ -66,14 +68,18 @@ func GCSHandler(publicURL string) (http.Handler, error) {
 		ExternalURL: publicURL,
 		PublicHost:  u.Host,
 		Writer:      io.Discard,
-		StorageRoot: dir.path,
+		StorageRoot: root,
 	})
 	if err != nil {
 		dir.Close()
 		return nil, err
 	}
 	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: Bucket})
-	h := srv.HTTPHandler()
+	h, err := newGCSUploads(srv, srv.HTTPHandler(), root, filepath.Join(dir.path, "uploads"), publicURL)
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
 	// fake-gcs-server takes any other host for a virtual-hosted bucket name;
 	// a request made straight to the server, bypassing the link (lab
 	// check's baseline), means the lab's bucket all the same.
