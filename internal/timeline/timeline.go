@@ -29,6 +29,52 @@ type Conn struct {
 	// BytesIn and BytesOut are the bytes on the wire (TLS records included).
 	BytesIn, BytesOut int64
 	Requests          []*Request
+
+	// What follows is filled by a record read from the wire (package
+	// wire), from the client's side of the path; the lab's recorder
+	// leaves it empty.
+
+	// Client and Server are the connection's addresses ("10.0.0.2:40112").
+	Client, Server string `json:",omitempty"`
+	// Connect is when the client's SYN was seen (Accepted is its ACK of
+	// the server's SYN-ACK).
+	Connect time.Time `json:",omitzero"`
+	// DNS is the lookup whose answer gave the server's address, the last
+	// one answered before the SYN; nil when none was seen.
+	DNS *Lookup `json:",omitempty"`
+	// SNI is the ClientHello's server name; Cipher the suite the server
+	// chose ("TLS_AES_128_GCM_SHA256").
+	SNI, Cipher string `json:",omitempty"`
+	// Resumed says how the handshake resumed a session ("psk" in TLS 1.3,
+	// "session-id" or "ticket" in TLS 1.2), "" for a full handshake.
+	Resumed string `json:",omitempty"`
+	// TicketOffered is true when the server offered a session ticket.
+	TicketOffered bool `json:",omitempty"`
+	// TLSRoundTrips are the server flights the client waited on from its
+	// ClientHello to its first application data (1 for TLS 1.3, 2 for a
+	// full TLS 1.2 handshake, one more after a HelloRetryRequest).
+	TLSRoundTrips int `json:",omitempty"`
+	// CloseHow is "fin" or "rst", "" while open.
+	CloseHow string `json:",omitempty"`
+	// Read says how the requests were read off the wire: "plain" (HTTP
+	// in the clear), "decrypted" (TLS with the program's keys),
+	// "inferred" (HTTP/1.1 from the TLS records' direction and timing,
+	// each request Inferred), "connection" (connection facts only: HTTP/2
+	// or an unknown protocol without keys).
+	Read string `json:",omitempty"`
+}
+
+// Lookup is one DNS question and its answer, as the client saw them.
+type Lookup struct {
+	// Name asked and Type ("A", "AAAA", "HTTPS"); Server is the resolver.
+	Name, Type, Server string
+	// Query is when the question left; Answer when the answer arrived
+	// (zero: none seen).
+	Query, Answer time.Time
+	// Rcode is the answer's code ("NOERROR", "NXDOMAIN"); Addrs the
+	// addresses it gave.
+	Rcode string
+	Addrs []string
 }
 
 // Request is one request on a connection, with its stamps.
@@ -47,4 +93,26 @@ type Request struct {
 	Status                             int
 	// Expect is true when it was sent with Expect: 100-continue.
 	Expect bool
+
+	// What follows is filled by a record read from the wire (package
+	// wire); the lab's recorder leaves it empty.
+
+	// Sent is when the request's head began (Arrived: when it ended);
+	// BodySent when its body's first byte was sent; Continue when a 100
+	// Continue arrived.
+	Sent, BodySent, Continue time.Time `json:",omitzero"`
+	// Host is the request's Host or :authority.
+	Host string `json:",omitempty"`
+	// RequestID is the server's id for the request (x-amz-request-id,
+	// x-goog-request-id or x-guploader-uploadid, x-ms-request-id).
+	RequestID string `json:",omitempty"`
+	// ResponseHeader holds the response's notable headers (the request
+	// id, Location of a redirect, Retry-After of a throttling answer).
+	ResponseHeader http.Header `json:",omitempty"`
+	// Stream is the HTTP/2 stream id (0 for HTTP/1.1).
+	Stream uint32 `json:",omitempty"`
+	// Inferred is true when the request was inferred from TLS records'
+	// direction and timing, not read: it has no method, path or status,
+	// and its sizes are the records' (with their overhead).
+	Inferred bool `json:",omitempty"`
 }
