@@ -28,6 +28,9 @@ const (
 	// slirp4netns and pasta do); the program's TCP is measured up to the
 	// edge.
 	ModeTranslator = "translator"
+	// ModeProxy: no namespace; an HTTPS_PROXY CONNECT tunnel carried the
+	// program's connections (the fallback).
+	ModeProxy = "proxy"
 )
 
 // Addresses on the program's side: the program's own, and the host's
