@@ -56,6 +56,11 @@ type RealConfig struct {
 	// Notice receives the lines a user should read about the path (the
 	// fallback's, the translator's); nil drops them.
 	Notice io.Writer
+	// Env is added to the program's environment (after objbench's own).
+	Env []string
+	// OnTimeline, when set, is told the timeline explained, moved to the
+	// server's side (ServerView): tests hold it against the lab's record.
+	OnTimeline func([]timeline.Conn)
 }
 
 // pathNotes say what each path cannot show.
@@ -224,7 +229,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 			}
 		}
 	}()
-	env := append(append(os.Environ(), p.Env()...), kl.env()...)
+	env := append(append(append(os.Environ(), p.Env()...), kl.env()...), cfg.Env...)
 	code, err := runIn(runCtx, p.Run, cfg.Argv, env, cfg.Stdin, cfg.Output)
 	end := time.Now()
 	if err != nil {
@@ -252,7 +257,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 		}
 	}
 	timedOut := cfg.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	d := FromWire(res, WireMeta{Source: SourceWire, Path: p.Mode(), Argv: cfg.Argv, ExitCode: code, Start: started, End: end}, cfg.Prices)
+	d := FromWire(res, WireMeta{Source: SourceWire, Path: p.Mode(), Argv: cfg.Argv, ExitCode: code, Start: started, End: end, OnTimeline: cfg.OnTimeline}, cfg.Prices)
 	return finishReal(ctx, d, cfg.Argv, cfg.Timeout, cfg.RunID, cfg.Labels, code, timedOut)
 }
 
@@ -383,6 +388,8 @@ type WireMeta struct {
 	// Start and End bound the program's run (zero: the capture's first
 	// and last packets).
 	Start, End time.Time
+	// OnTimeline is RealConfig's.
+	OnTimeline func([]timeline.Conn)
 }
 
 // FromWire explains a timeline read off the wire: the same analysis as
@@ -409,6 +416,9 @@ func FromWire(res wire.Result, m WireMeta, prices analysis.Prices) *document.Exp
 		if server[i].API == "" {
 			server[i].API = guessAPI(&server[i])
 		}
+	}
+	if m.OnTimeline != nil {
+		m.OnTimeline(server)
 	}
 	h2 := slices.ContainsFunc(server, func(c timeline.Conn) bool { return c.ALPN == "h2" })
 	in := Input{Program: Redact(m.Argv), ExitCode: m.ExitCode, Conns: server, Start: start, End: end, RTT: rtt, HTTP2Offered: h2}

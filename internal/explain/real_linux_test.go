@@ -1,0 +1,97 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/objbench/objbench/internal/analysis"
+	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/lab/netns"
+	"github.com/objbench/objbench/internal/realpath"
+	"github.com/objbench/objbench/internal/timeline"
+)
+
+// realLab is a lab started on the host's loopback with TLS and its
+// record kept: the oracle a run on the real path is held against.
+type realLab struct {
+	l   *lab.Lab
+	env []string
+}
+
+func startRealLab(t *testing.T) *realLab {
+	t.Helper()
+	if err := netns.Available(); err != nil {
+		t.Skipf("no network namespaces: %v", err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the kernel path needs root")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	l, err := lab.Start(ctx, lab.Config{APIs: []string{"s3", "gcs"}, TLS: true, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, l.CAPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range l.Env(ca) {
+		// The program reaches the host's loopback at OBJBENCH_HOST.
+		env = append(env, strings.ReplaceAll(kv, "127.0.0.1", realpath.HostAddr.String()))
+	}
+	return &realLab{l: l, env: env}
+}
+
+// run explains argv on the real path to the lab at rtt, and returns the
+// document, the wire's timeline (server side) and the lab's record.
+func (r *realLab) run(t *testing.T, argv []string, rtt time.Duration) (*document.ExplainDocument, []timeline.Conn, []timeline.Conn) {
+	t.Helper()
+	r.l.Recorder().Reset()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	var wire []timeline.Conn
+	p := netem.Path{Delay: rtt / 2}
+	d, err := RunReal(ctx, RealConfig{Argv: argv, Timeout: time.Minute, Stdin: strings.NewReader(""), Output: &out, Prices: analysis.DefaultPrices(),
+		Wire: netem.Config{Up: p, Down: p}, Env: r.env, OnTimeline: func(c []timeline.Conn) { wire = c }})
+	if err != nil || d.Explain.ExitCode != 0 {
+		r.l.Recorder().WaitClosed(time.Second)
+		for _, c := range r.l.Recorder().Snapshot() {
+			t.Logf("record conn %d: tls %s, %d requests, closed by %s", c.ID, c.TLSVersion, len(c.Requests), c.ClosedBy)
+		}
+		t.Fatalf("explain --real %v: %v (exit %v)\n%s", argv, err, d != nil && d.Explain.ExitCode != 0, out.String())
+	}
+	r.l.Recorder().WaitClosed(time.Second)
+	return d, wire, r.l.Recorder().Snapshot()
+}
+
+func TestRealCurlSmoke(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	r := startRealLab(t)
+	small := filepath.Join(t.TempDir(), "small")
+	if err := os.WriteFile(small, bytes.Repeat([]byte("c"), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := `curl -sSf -o /dev/null -H "Expect:"`
+	for i := range 3 {
+		args += ` -T ` + small + ` "$AWS_ENDPOINT_URL/objbench/curl-` + string(rune('a'+i)) + `"`
+	}
+	d, wire, rec := r.run(t, []string{"sh", "-c", args}, 20*time.Millisecond)
+	t.Logf("wire: %d conns, doc: %d conns %d requests; record: %d conns", len(wire), d.Explain.Connections, d.Explain.Requests, len(rec))
+	for _, c := range rec {
+		t.Logf("record conn %d: tls %s, %d requests", c.ID, c.TLSVersion, len(c.Requests))
+	}
+}
