@@ -114,7 +114,7 @@ func (r *resolver) answer(ctx context.Context, query []byte) ([]byte, bool) {
 }
 
 // udpReply is an IPv4 UDP packet answering query packet q with payload.
-func udpReply(q ipv4, payload []byte) []byte {
+func udpReply(q ip4, payload []byte) []byte {
 	t := q.payload()
 	out := make([]byte, 28+len(payload))
 	out[0] = 0x45

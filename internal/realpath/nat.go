@@ -12,32 +12,32 @@ const (
 	protoUDP  = 17
 )
 
-// ipv4 is a view of an IPv4 packet good enough to route and translate it:
+// ip4 is a view of an IPv4 packet good enough to route and translate it:
 // ok is false for anything else (IPv6, a truncated header).
-type ipv4 struct {
+type ip4 struct {
 	b   []byte
 	ihl int
 }
 
-func parseIPv4(b []byte) (ipv4, bool) {
+func parseIPv4(b []byte) (ip4, bool) {
 	if len(b) < 20 || b[0]>>4 != 4 {
-		return ipv4{}, false
+		return ip4{}, false
 	}
 	ihl := int(b[0]&0x0f) * 4
 	if ihl < 20 || len(b) < ihl {
-		return ipv4{}, false
+		return ip4{}, false
 	}
-	return ipv4{b: b, ihl: ihl}, true
+	return ip4{b: b, ihl: ihl}, true
 }
 
-func (p ipv4) src() netip.Addr     { return netip.AddrFrom4([4]byte(p.b[12:16])) }
-func (p ipv4) dst() netip.Addr     { return netip.AddrFrom4([4]byte(p.b[16:20])) }
-func (p ipv4) proto() byte         { return p.b[9] }
-func (p ipv4) payload() []byte     { return p.b[p.ihl:] }
-func (p ipv4) firstFragment() bool { return binary.BigEndian.Uint16(p.b[6:8])&0x1fff == 0 }
+func (p ip4) src() netip.Addr     { return netip.AddrFrom4([4]byte(p.b[12:16])) }
+func (p ip4) dst() netip.Addr     { return netip.AddrFrom4([4]byte(p.b[16:20])) }
+func (p ip4) proto() byte         { return p.b[9] }
+func (p ip4) payload() []byte     { return p.b[p.ihl:] }
+func (p ip4) firstFragment() bool { return binary.BigEndian.Uint16(p.b[6:8])&0x1fff == 0 }
 
 // dstPort is the UDP or TCP destination port (0 for others or fragments).
-func (p ipv4) dstPort() uint16 {
+func (p ip4) dstPort() uint16 {
 	if (p.proto() != protoUDP && p.proto() != protoTCP) || !p.firstFragment() || len(p.payload()) < 4 {
 		return 0
 	}
@@ -62,7 +62,7 @@ func csumAdjust(sum uint16, old, new [4]byte) uint16 {
 // the IP header's checksum and the TCP or UDP one (whose pseudo-header
 // holds the addresses) updated: the packet is the same packet to both
 // kernels, between other addresses.
-func translate(p ipv4, src, dst netip.Addr) {
+func translate(p ip4, src, dst netip.Addr) {
 	os, od := [4]byte(p.b[12:16]), [4]byte(p.b[16:20])
 	ns, nd := src.As4(), dst.As4()
 	copy(p.b[12:16], ns[:])

@@ -56,7 +56,7 @@ func Start(cfg Config) (_ *Path, err error) {
 	if err = p.prog.DefaultRoute("wire0"); err != nil {
 		return nil, err
 	}
-	if p.router, err = newRouter(cfg.Wire.MTU, newResolver(cfg.HostsFile, HostAddr)); err != nil {
+	if p.router, err = newRouter(cfg.Wire.MTU, newResolver(cfg.HostsFile, HostAddr), cfg.Translator); err != nil {
 		return nil, err
 	}
 	capture := cfg.Capture
@@ -71,8 +71,30 @@ func Start(cfg Config) (_ *Path, err error) {
 	return p, nil
 }
 
-// Mode says what carries the packets beyond the capture point.
-func (p *Path) Mode() string { return p.mode }
+// Mode says what carried the program's TCP connections beyond the
+// capture point: ModeKernel when every one went end to end, else
+// ModeTranslator (Note says which went where).
+func (p *Path) Mode() string {
+	if p.router == nil || p.router.host != nil && p.router.tr.conns.Load() == 0 {
+		return ModeKernel
+	}
+	return ModeTranslator
+}
+
+// Note says, in a line, which destinations the kernel carried and which
+// the translator did, and why ("" when the kernel carried all).
+func (p *Path) Note() string {
+	if p.router == nil {
+		return ""
+	}
+	switch {
+	case p.router.host == nil:
+		return "the translator carried every connection (" + p.router.why + ")"
+	case p.router.tr.conns.Load() > 0:
+		return "the host's loopback (" + HostAddr.String() + ") kernel end to end; other destinations through the translator (kernel NAT beyond this machine needs netfilter, which objbench does not change)"
+	}
+	return ""
+}
 
 // Env is what the program is told about the path.
 func (p *Path) Env() []string { return []string{HostEnv + "=" + HostAddr.String()} }
@@ -100,7 +122,8 @@ func (p *Path) Stats() Stats {
 	if p.router == nil {
 		return Stats{}
 	}
-	return Stats{Lookups: p.router.lookups.Load(), Unreachable: p.router.unreachable.Load()}
+	return Stats{Lookups: p.router.lookups.Load(), Unreachable: p.router.unreachable.Load(),
+		Translated: p.router.tr.conns.Load(), Refused: p.router.tr.refused.Load()}
 }
 
 // Close stops the wire and drops the namespace and both devices.
@@ -135,15 +158,14 @@ func (t *tap) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// Write hands the program a packet, captured first: the kernel answers
+// some at once (a SYN-ACK's ACK), and the answer must not be seen before
+// what it answers.
 func (t *tap) Write(b []byte) (int, error) {
-	n, err := t.f.Write(b)
-	if err == nil {
-		now := time.Now()
-		t.mu.Lock()
-		t.capture(now, b)
-		t.mu.Unlock()
-	}
-	return n, err
+	t.mu.Lock()
+	t.capture(time.Now(), b)
+	t.mu.Unlock()
+	return t.f.Write(b)
 }
 
 func (t *tap) Close() error { return t.f.Close() }
@@ -152,8 +174,12 @@ func (t *tap) Close() error { return t.f.Close() }
 // packets for the host's loopback onto the host's device (addresses
 // translated both ways) and answers others as unreachable.
 type router struct {
-	mtu  int
+	mtu int
+	// host is the host's device (nil: the translator carries everything;
+	// why says why).
 	host *os.File
+	why  string
+	tr   *translator
 	// hostPeer is the program's address as the host sees it (on the host
 	// device's network); loop is the host's loopback.
 	hostPeer, loop netip.Addr
@@ -168,31 +194,54 @@ type router struct {
 	lookups, unreachable atomic.Int64
 }
 
-func newRouter(mtu int, res *resolver) (_ *router, err error) {
+// newRouter starts the far end: the host's device where objbench may make
+// one in its own namespace (root), the translator for the rest (and for
+// everything when it may not, or translate says so).
+func newRouter(mtu int, res *resolver, translate bool) (_ *router, err error) {
 	r := &router{mtu: mtu, res: res, loop: netip.AddrFrom4([4]byte{127, 0, 0, 1}), out: make(chan []byte, 1024), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	here, err := netns.Current()
-	if err != nil {
+	if r.tr, err = newTranslator(mtu, r.push); err != nil {
 		return nil, err
 	}
-	defer here.Close()
-	name, side, peer, err := hostDevice()
-	if err != nil {
-		return nil, err
+	if translate {
+		r.why = "asked for"
+		return r, nil
 	}
-	r.hostPeer = peer
-	if r.host, err = here.TUN(name, side.AsSlice(), 30, mtu); err != nil {
-		return nil, fmt.Errorf("the host's side of the path: %w", err)
-	}
-	// The device's own setting, gone with it: packets to and from 127.0.0.1
-	// may cross it (the host's others keep the default).
-	if err := here.Sysctl("net/ipv4/conf/"+name+"/route_localnet", "1"); err != nil {
-		r.host.Close()
-		return nil, err
+	if err := r.hostSide(); err != nil {
+		// Rootless: a user namespace's capabilities do not reach the
+		// host's network namespace.
+		r.why = err.Error()
+		return r, nil
 	}
 	r.wg.Add(1)
 	go r.fromHost()
 	return r, nil
+}
+
+// hostSide makes the host's device and lets 127.0.0.1 cross it.
+func (r *router) hostSide() error {
+	here, err := netns.Current()
+	if err != nil {
+		return err
+	}
+	defer here.Close()
+	name, side, peer, err := hostDevice()
+	if err != nil {
+		return err
+	}
+	r.hostPeer = peer
+	host, err := here.TUN(name, side.AsSlice(), 30, r.mtu)
+	if err != nil {
+		return fmt.Errorf("no device in objbench's own namespace: %w", err)
+	}
+	// The device's own setting, gone with it: packets to and from 127.0.0.1
+	// may cross it (the host's others keep the default).
+	if err := here.Sysctl("net/ipv4/conf/"+name+"/route_localnet", "1"); err != nil {
+		host.Close()
+		return err
+	}
+	r.host = host
+	return nil
 }
 
 // hostDevice picks the host device's name and a /30 of 10.79.0.0/16 that
@@ -237,11 +286,11 @@ func (r *router) Write(b []byte) (int, error) {
 		q := append([]byte(nil), b...)
 		r.wg.Add(1)
 		go r.lookup(q)
-	case p.dst() == HostAddr:
+	case p.dst() == HostAddr && r.host != nil:
 		translate(p, r.hostPeer, r.loop)
-		if _, err := r.host.Write(b); err != nil && !errors.Is(err, os.ErrClosed) {
-			return len(b), nil // a full queue drops it, as a NIC does
-		}
+		_, _ = r.host.Write(b) // a failed write drops it, as a NIC does
+	case p.proto() == protoTCP:
+		r.tr.inject(b)
 	default:
 		r.unreachable.Add(1)
 		r.push(icmpUnreachable(p))
@@ -307,13 +356,16 @@ func (r *router) Read(b []byte) (int, error) {
 	}
 }
 
-// Close removes the host's device and stops the lookups.
+// Close removes the host's device and stops the translator and the lookups.
 func (r *router) Close() error {
 	var err error
 	r.closeOnce.Do(func() {
 		close(r.done)
 		r.cancel()
-		err = r.host.Close()
+		r.tr.Close()
+		if r.host != nil {
+			err = r.host.Close()
+		}
 		r.wg.Wait()
 	})
 	return err
@@ -321,7 +373,7 @@ func (r *router) Close() error {
 
 // icmpUnreachable is the ICMP "host unreachable" answer to p (nil for
 // ICMP, which is not answered).
-func icmpUnreachable(p ipv4) []byte {
+func icmpUnreachable(p ip4) []byte {
 	if p.proto() == protoICMP {
 		return nil
 	}

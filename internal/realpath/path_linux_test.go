@@ -30,9 +30,10 @@ func needNamespaces(t *testing.T) {
 func TestHostLoopback(t *testing.T) {
 	needNamespaces(t)
 	for _, tc := range []struct {
-		name string
-		rtt  time.Duration
-	}{{"direct", 0}, {"rtt 40ms", 40 * time.Millisecond}} {
+		name      string
+		rtt       time.Duration
+		translate bool
+	}{{"direct", 0, false}, {"rtt 40ms", 40 * time.Millisecond, false}, {"translator", 0, true}, {"translator, rtt 40ms", 40 * time.Millisecond, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp4", "127.0.0.1:0")
 			if err != nil {
@@ -59,7 +60,7 @@ func TestHostLoopback(t *testing.T) {
 				}
 			}
 			wire := netem.Config{Up: netem.Path{Delay: tc.rtt / 2}, Down: netem.Path{Delay: tc.rtt / 2}}
-			p, err := Start(Config{Wire: wire, Capture: capture})
+			p, err := Start(Config{Wire: wire, Capture: capture, Translator: tc.translate})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,6 +87,13 @@ func TestHostLoopback(t *testing.T) {
 			}
 			if connect < tc.rtt || connect > tc.rtt+20*time.Millisecond {
 				t.Errorf("connect took %v, want the round trip %v", connect, tc.rtt)
+			}
+			want := ModeKernel
+			if tc.translate {
+				want = ModeTranslator
+			}
+			if p.Mode() != want {
+				t.Errorf("mode %s, want %s", p.Mode(), want)
 			}
 			mu.Lock()
 			defer mu.Unlock()

@@ -56,6 +56,9 @@ type Config struct {
 	Capture func(t time.Time, data []byte)
 	// HostsFile answers names before the resolver ("" for /etc/hosts).
 	HostsFile string
+	// Translator carries every connection through the user-space
+	// translator, as a rootless objbench must.
+	Translator bool
 }
 
 // ErrUnavailable says namespaces cannot be made here (see the fallback).
@@ -66,4 +69,7 @@ type Stats struct {
 	// Lookups answered; Unreachable packets to destinations the path
 	// could not carry (answered with ICMP unreachable).
 	Lookups, Unreachable int64
+	// Translated connections went through the translator; Refused were
+	// refused beyond it.
+	Translated, Refused int64
 }
