@@ -182,6 +182,17 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 	if _, err := exec.LookPath(cfg.Argv[0]); err != nil {
 		return nil, fmt.Errorf("%q: %w", cfg.Argv[0], lab.ErrCommandNotFound)
 	}
+	if why, err := realPathAvailable(); err != nil {
+		return nil, err
+	} else if why != "" {
+		if cfg.Pcap != "" {
+			return nil, fmt.Errorf("--pcap: no capture without a network namespace (%s)", why)
+		}
+		if cfg.Notice != nil {
+			fmt.Fprintf(cfg.Notice, "objbench: explain: %s: %s\n", why, pathNotes[realpath.ModeProxy])
+		}
+		return runTunnel(ctx, cfg)
+	}
 	kl, err := newKeyLog()
 	if err != nil {
 		return nil, fmt.Errorf("key log: %w", err)
@@ -258,6 +269,68 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 	}
 	timedOut := cfg.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	d := FromWire(res, WireMeta{Source: SourceWire, Path: p.Mode(), Argv: cfg.Argv, ExitCode: code, Start: started, End: end, OnTimeline: cfg.OnTimeline}, cfg.Prices)
+	if n := p.Note(); n != "" {
+		d.Explain.PathNote += "; " + n
+	}
+	if p.Mode() == realpath.ModeTranslator && cfg.Notice != nil {
+		fmt.Fprintf(cfg.Notice, "objbench: explain: %s\n", pathNotes[realpath.ModeTranslator])
+	}
+	return finishReal(ctx, d, cfg.Argv, cfg.Timeout, cfg.RunID, cfg.Labels, code, timedOut)
+}
+
+// Stand-ins for a test of the choice of path.
+var (
+	realEUID        = os.Geteuid
+	realRootless    = netns.Rootless
+	realCanRelaunch = netns.CanRelaunch
+	realAvailable   = netns.Available
+)
+
+// realPathAvailable says whether the real path can be had here: "" when
+// it can, lab.ErrRelaunch when objbench must start again in a user
+// namespace of its own, else why not (the fallback's reason).
+func realPathAvailable() (string, error) {
+	if realEUID() != 0 && !realRootless() {
+		err := realCanRelaunch()
+		if err == nil {
+			return "", lab.ErrRelaunch
+		}
+		return fmt.Sprintf("network namespaces unavailable (%v)", err), nil
+	}
+	if err := realAvailable(); err != nil {
+		return fmt.Sprintf("network namespaces unavailable (%v)", err), nil
+	}
+	return "", nil
+}
+
+// runTunnel is the fallback: the program outside any namespace, its
+// connections through a CONNECT tunnel (HTTPS_PROXY) read without keys.
+func runTunnel(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, error) {
+	t, err := startTunnel()
+	if err != nil {
+		return nil, fmt.Errorf("tunnel: %w", err)
+	}
+	defer t.Close()
+	started := time.Now()
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if cfg.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+	}
+	defer cancel()
+	env := append(append(append(os.Environ(), t.env()...), realpath.HostEnv+"=127.0.0.1"), cfg.Env...)
+	code, err := runIn(runCtx, (*exec.Cmd).Start, cfg.Argv, env, cfg.Stdin, cfg.Output)
+	end := time.Now()
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(100 * time.Millisecond) // the tunnels' ends
+	conns := t.result()
+	res := wire.Result{Conns: make([]*timeline.Conn, len(conns))}
+	for i := range conns {
+		res.Conns[i] = &conns[i]
+	}
+	timedOut := cfg.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	d := FromWire(res, WireMeta{Source: SourceProxy, Path: realpath.ModeProxy, Argv: cfg.Argv, ExitCode: code, Start: started, End: end, OnTimeline: cfg.OnTimeline}, cfg.Prices)
 	return finishReal(ctx, d, cfg.Argv, cfg.Timeout, cfg.RunID, cfg.Labels, code, timedOut)
 }
 

@@ -3,6 +3,7 @@ package explain
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,5 +94,52 @@ func TestRealCurlSmoke(t *testing.T) {
 	t.Logf("wire: %d conns, doc: %d conns %d requests; record: %d conns", len(wire), d.Explain.Connections, d.Explain.Requests, len(rec))
 	for _, c := range rec {
 		t.Logf("record conn %d: tls %s, %d requests", c.ID, c.TLSVersion, len(c.Requests))
+	}
+}
+
+// TestRealFallback: where no namespace can be made, the program's
+// connections go through the CONNECT tunnel: as many as the lab saw, each
+// request inferred from its TLS records.
+func TestRealFallback(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	r := startRealLab(t)
+	saved := realAvailable
+	realAvailable = func() error { return errors.New("a test says so") }
+	t.Cleanup(func() { realAvailable = saved })
+	var env []string
+	for _, kv := range r.env { // no OBJBENCH_HOST mapping: the host's loopback itself
+		env = append(env, strings.ReplaceAll(kv, realpath.HostAddr.String(), "127.0.0.1"))
+	}
+	small := filepath.Join(t.TempDir(), "small")
+	if err := os.WriteFile(small, bytes.Repeat([]byte("c"), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := `curl -sSf -o /dev/null -H "Expect:"`
+	for i := range 3 {
+		args += ` -T ` + small + ` "$AWS_ENDPOINT_URL/objbench/fallback-` + string(rune('a'+i)) + `"`
+	}
+	r.l.Recorder().Reset()
+	var notice, out bytes.Buffer
+	d, err := RunReal(context.Background(), RealConfig{Argv: []string{"sh", "-c", args}, Timeout: time.Minute, Stdin: strings.NewReader(""), Output: &out,
+		Prices: analysis.DefaultPrices(), Env: env, Notice: &notice})
+	if err != nil || d.Explain.ExitCode != 0 {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	r.l.Recorder().WaitClosed(time.Second)
+	rec := r.l.Recorder().Snapshot()
+	e := &d.Explain
+	if e.Source != SourceProxy || e.Path != realpath.ModeProxy || !strings.Contains(notice.String(), "HTTPS_PROXY") {
+		t.Errorf("source %q path %q, notice %q", e.Source, e.Path, notice.String())
+	}
+	if e.Connections != len(rec) || e.TLSHandshakes != len(rec) || e.Requests != len(rec[0].Requests) {
+		t.Errorf("tunnel: %d connections, %d TLS handshakes, %d requests; the lab: %d connections, %d requests on the first",
+			e.Connections, e.TLSHandshakes, e.Requests, len(rec), len(rec[0].Requests))
+	}
+	for _, c := range e.Conns {
+		if c.Read != "inferred" {
+			t.Errorf("conn %d read %q, want inferred", c.ID, c.Read)
+		}
 	}
 }
