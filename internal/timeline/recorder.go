@@ -412,3 +412,8 @@ func (w *recordWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // NetConn is the connection below the record (a fault resets it).
 func (c *recordConn) NetConn() net.Conn { return c.Conn }
+
+// Notable is the part of a request's header a record keeps (checksums,
+// Expect, content type and length, copy source, upload markers): the
+// recorder's choice, for records read elsewhere (off the wire).
+func Notable(h http.Header) http.Header { return notable(h) }
