@@ -151,6 +151,7 @@ func (k *keyLog) Close() {
 type capture struct {
 	mu       sync.Mutex
 	dec      *wire.Decoder
+	rtt      *realpath.RTTMeter
 	spool    *os.File
 	spoolBuf *bufio.Writer
 	pw       *wire.PcapngWriter
@@ -161,6 +162,7 @@ func (c *capture) packet(t time.Time, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dec.Packet(wire.Packet{Time: t, Data: data})
+	c.rtt.Packet(t, data)
 	if c.pw != nil && c.err == nil {
 		c.err = c.pw.WritePacket(wire.Packet{Time: t, Data: data})
 	}
@@ -198,7 +200,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 		return nil, fmt.Errorf("key log: %w", err)
 	}
 	defer kl.Close()
-	cp := &capture{dec: wire.NewDecoder(wire.Options{Client: func(a netip.Addr) bool { return a == realpath.ProgramAddr }})}
+	cp := &capture{dec: wire.NewDecoder(wire.Options{Client: func(a netip.Addr) bool { return a == realpath.ProgramAddr }}), rtt: realpath.NewRTTMeter()}
 	if cfg.Pcap != "" {
 		if cp.spool, err = os.CreateTemp(filepath.Dir(cfg.Pcap), ".objbench-capture-*"); err != nil {
 			return nil, fmt.Errorf("--pcap: %w", err)
@@ -258,6 +260,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 	pathClosed = true
 	cp.mu.Lock()
 	res := cp.dec.Result()
+	rtt := cp.rtt.Min()
 	cp.mu.Unlock()
 	if perr != nil {
 		return nil, fmt.Errorf("real path: %w", perr)
@@ -268,7 +271,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 		}
 	}
 	timedOut := cfg.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	d := FromWire(res, WireMeta{Source: SourceWire, Path: p.Mode(), Argv: cfg.Argv, ExitCode: code, Start: started, End: end, OnTimeline: cfg.OnTimeline}, cfg.Prices)
+	d := FromWire(res, WireMeta{Source: SourceWire, Path: p.Mode(), Argv: cfg.Argv, ExitCode: code, Start: started, End: end, RTT: rtt, OnTimeline: cfg.OnTimeline}, cfg.Prices)
 	if n := p.Note(); n != "" {
 		d.Explain.PathNote += "; " + n
 	}
@@ -461,6 +464,9 @@ type WireMeta struct {
 	// Start and End bound the program's run (zero: the capture's first
 	// and last packets).
 	Start, End time.Time
+	// RTT is the path's round trip as measured from its packets
+	// (realpath.RTTMeter); 0 takes the median of the TCP handshakes.
+	RTT time.Duration
 	// OnTimeline is RealConfig's.
 	OnTimeline func([]timeline.Conn)
 }
@@ -473,7 +479,10 @@ func FromWire(res wire.Result, m WireMeta, prices analysis.Prices) *document.Exp
 	for _, c := range res.Conns {
 		conns = append(conns, *c)
 	}
-	rtt := pathRTT(conns)
+	rtt := m.RTT
+	if rtt <= 0 {
+		rtt = pathRTT(conns)
+	}
 	start, end := m.Start, m.End
 	if start.IsZero() || end.IsZero() {
 		first, last := span(conns)

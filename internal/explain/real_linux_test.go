@@ -27,7 +27,10 @@ type realLab struct {
 	env []string
 }
 
-func startRealLab(t *testing.T) *realLab {
+func startRealLab(t *testing.T) *realLab { return startRealLabTLS(t, true) }
+
+// startRealLabTLS is startRealLab, with TLS or plain HTTP.
+func startRealLabTLS(t *testing.T, tls bool) *realLab {
 	t.Helper()
 	if err := netns.Available(); err != nil {
 		t.Skipf("no network namespaces: %v", err)
@@ -37,14 +40,17 @@ func startRealLab(t *testing.T) *realLab {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	l, err := lab.Start(ctx, lab.Config{APIs: []string{"s3", "gcs"}, TLS: true, Record: true})
+	l, err := lab.Start(ctx, lab.Config{APIs: []string{"s3", "gcs"}, TLS: tls, Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, l.CAPEM(), 0o600); err != nil {
-		t.Fatal(err)
+	ca := ""
+	if tls {
+		ca = filepath.Join(t.TempDir(), "ca.pem")
+		if err := os.WriteFile(ca, l.CAPEM(), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var env []string
 	for _, kv := range l.Env(ca) {

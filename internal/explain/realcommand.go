@@ -13,6 +13,7 @@ import (
 	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/realpath"
 	"github.com/objbench/objbench/internal/usage"
 	"github.com/objbench/objbench/internal/wire"
 )
@@ -73,43 +74,46 @@ var ErrEmptyCapture = errors.New("no TCP connection in the capture")
 // the key log at keyLog ("" for none) and the keys its Decryption Secrets
 // Blocks carry.
 func ExplainPcap(path, keyLog string, prices analysis.Prices) (*document.ExplainDocument, error) {
-	res, err := readCapture(path, keyLog)
+	res, rtt, err := readCapture(path, keyLog)
 	if err != nil {
 		return nil, err
 	}
 	if len(res.Conns) == 0 {
 		return nil, fmt.Errorf("--pcap-in %s: %w", path, ErrEmptyCapture)
 	}
-	return FromWire(res, WireMeta{Source: SourcePcap}, prices), nil
+	return FromWire(res, WireMeta{Source: SourcePcap, RTT: rtt}, prices), nil
 }
 
-func readCapture(path, keyLog string) (wire.Result, error) {
+// readCapture decodes a capture file, and measures its round trip.
+func readCapture(path, keyLog string) (wire.Result, time.Duration, error) {
 	dec := wire.NewDecoder(wire.Options{})
+	meter := realpath.NewRTTMeter()
 	if keyLog != "" {
 		b, err := os.ReadFile(keyLog)
 		if err != nil {
-			return wire.Result{}, fmt.Errorf("--keylog: %w", err)
+			return wire.Result{}, 0, fmt.Errorf("--keylog: %w", err)
 		}
 		if err := dec.AddKeyLog(bytes.NewReader(b)); err != nil {
-			return wire.Result{}, fmt.Errorf("--keylog: %w", err)
+			return wire.Result{}, 0, fmt.Errorf("--keylog: %w", err)
 		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return wire.Result{}, fmt.Errorf("--pcap-in: %w", err)
+		return wire.Result{}, 0, fmt.Errorf("--pcap-in: %w", err)
 	}
 	defer f.Close()
 	keys, err := wire.ReadPcap(bufio.NewReaderSize(f, 1<<20), func(p wire.Packet) error {
 		dec.Packet(p)
+		meter.Packet(p.Time, p.Data)
 		return nil
 	})
 	if err != nil {
-		return wire.Result{}, fmt.Errorf("--pcap-in %s: %w", path, err)
+		return wire.Result{}, 0, fmt.Errorf("--pcap-in %s: %w", path, err)
 	}
 	if len(keys) > 0 {
 		if err := dec.AddKeyLog(bytes.NewReader(keys)); err != nil {
-			return wire.Result{}, fmt.Errorf("--pcap-in: keys: %w", err)
+			return wire.Result{}, 0, fmt.Errorf("--pcap-in: keys: %w", err)
 		}
 	}
-	return dec.Result(), nil
+	return dec.Result(), meter.Min(), nil
 }
