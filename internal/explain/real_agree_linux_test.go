@@ -190,6 +190,7 @@ func (r *realLab) agree(t *testing.T, name string, argv []string, rtt time.Durat
 	// First bytes, request by request (both in accept order, the wire's
 	// moved to the server's side).
 	var errs []time.Duration
+	over := 0
 	if len(wire) == len(rec) {
 		sort.SliceStable(rec, func(i, j int) bool { return rec[i].Accepted.Before(rec[j].Accepted) })
 		for i := range rec {
@@ -210,18 +211,30 @@ func (r *realLab) agree(t *testing.T, name string, argv []string, rtt time.Durat
 						float64(w.Done.Sub(q.Done).Microseconds())/1000, d.Explain.RTTms)
 				}
 				errs = append(errs, e)
-				if tol := time.Millisecond + fb.Sub(q.Arrived)/50 + rtt/50; e > tol {
-					t.Errorf("conn %d request %d (%s %s): first byte %v from the record's, more than %v", i+1, j+1, q.Method, q.Path, e, tol)
+				// 1 ms and 2% of the exchange; a packet the machine held
+				// (netem's late mark: 2 ms) may add to one in ten.
+				tol := time.Millisecond + (fb.Sub(q.Arrived)+rtt)/50
+				if e > tol {
+					over++
+				}
+				if e > tol+2*time.Millisecond {
+					t.Errorf("conn %d request %d (%s %s): first byte %v from the record's, more than %v and a late packet", i+1, j+1, q.Method, q.Path, e, tol)
 				}
 			}
 		}
+	}
+	if over > len(errs)/10 {
+		t.Errorf("%d of %d first bytes more than 1 ms + 2%% from the record's", over, len(errs))
 	}
 	if len(errs) > 0 {
 		slices.Sort(errs)
 		a.fbP50, a.fbMax = errs[len(errs)/2], errs[len(errs)-1]
 	}
 	a.findingsWire, a.findingsLab = allFindingIDs(d.Explain.Findings), allFindingIDs(onLab.Explain.Findings)
-	if a.findingsWire != a.findingsLab {
+	// The two findings about the program's own time and its SDK's
+	// headers are judged on thresholds the start-up's noise crosses
+	// (as in TestExplain): compared without them.
+	if findingIDs(d.Explain.Findings) != findingIDs(onLab.Explain.Findings) {
 		t.Errorf("findings: wire %q, lab %q", a.findingsWire, a.findingsLab)
 	}
 	for _, l := range onLab.Explain.WhatIf {
