@@ -38,6 +38,9 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Example: examples("explain"),
 		Args:    explainArgs(&f.real),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.real.pcapIn != "" { // no command (explainArgs)
+				return runExplainReal(cmd.Context(), g, &f, cmd.Flags(), "", nil, stdout, stderr)
+			}
 			profile, argv := splitAtDash(cmd, args)
 			if f.real.on() {
 				return runExplainReal(cmd.Context(), g, &f, cmd.Flags(), profile, argv, stdout, stderr)
