@@ -464,6 +464,8 @@ type WireMeta struct {
 	// Start and End bound the program's run (zero: the capture's first
 	// and last packets).
 	Start, End time.Time
+	// MTU of the path (0: 1500).
+	MTU int
 	// RTT is the path's round trip as measured from its packets
 	// (realpath.RTTMeter); 0 takes the median of the TCP handshakes.
 	RTT time.Duration
@@ -495,15 +497,25 @@ func FromWire(res wire.Result, m WireMeta, prices analysis.Prices) *document.Exp
 	}
 	server := ServerView(conns, rtt/2)
 	for i := range server {
-		if server[i].API == "" {
+		if server[i].API == "" || server[i].API == "wire" { // the decoder does not name it
 			server[i].API = guessAPI(&server[i])
 		}
 	}
 	if m.OnTimeline != nil {
 		m.OnTimeline(server)
 	}
-	h2 := slices.ContainsFunc(server, func(c timeline.Conn) bool { return c.ALPN == "h2" })
-	in := Input{Program: Redact(m.Argv), ExitCode: m.ExitCode, Conns: server, Start: start, End: end, RTT: rtt, HTTP2Offered: h2}
+	// HTTP/2 was offered when a connection negotiated it, or where the
+	// endpoint is Google's (its storage endpoints speak it; S3's and
+	// Azure's do not).
+	h2 := slices.ContainsFunc(server, func(c timeline.Conn) bool { return c.ALPN == "h2" || c.API == "gcs" })
+	mtu := m.MTU
+	if mtu == 0 {
+		mtu = 1500
+	}
+	// A cold connection's first response is modelled as the lab models it
+	// (slow start from 10 segments into a default Linux receive buffer).
+	in := Input{Program: Redact(m.Argv), ExitCode: m.ExitCode, Conns: server, Start: start, End: end, RTT: rtt, HTTP2Offered: h2,
+		MSS: lab.MSS(mtu), RecvBuffer: netem.LinuxBuffers.RecvMax}
 	e := Analyze(in)
 	e.Source, e.Path = m.Source, m.Path
 	e.PathNote = pathNotes[m.Path]

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,6 +148,57 @@ func TestRealFallback(t *testing.T) {
 	for _, c := range e.Conns {
 		if c.Read != "inferred" {
 			t.Errorf("conn %d read %q, want inferred", c.ID, c.Read)
+		}
+	}
+}
+
+// TestRealNagle runs the Nagle client (headers and a 100-byte body in two
+// writes) through explain --real at 80 ms to a plain-HTTP server on the
+// host's loopback: with Nagle on, each request takes two round trips and
+// the server's delayed ACK and explain names the stall; with TCP_NODELAY
+// one round trip, and it does not.
+func TestRealNagle(t *testing.T) {
+	if raceDetector || testing.Short() {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not on PATH")
+	}
+	r := startRealLabTLS(t, false)
+	rtt := 80 * time.Millisecond
+	for _, nodelay := range []string{"0", "1"} {
+		var out bytes.Buffer
+		p := netem.Path{Delay: rtt / 2}
+		d, err := RunReal(context.Background(), RealConfig{Argv: []string{"env", "NODELAY=" + nodelay, "python3", "../lab/testdata/nagle.py", "6"},
+			Output: &out, Timeout: time.Minute, Prices: analysis.DefaultPrices(), Wire: netem.Config{Up: p, Down: p}, Env: r.env})
+		if err != nil {
+			t.Fatalf("nodelay %s: %v: %s", nodelay, err, out.String())
+		}
+		var times []time.Duration
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if v, err := strconv.ParseFloat(strings.Fields(line)[0], 64); err == nil {
+				times = append(times, time.Duration(v*float64(time.Millisecond)))
+			}
+		}
+		if len(times) != 6 {
+			t.Fatalf("nodelay %s: output %q", nodelay, out.String())
+		}
+		slices.Sort(times)
+		per := times[len(times)/2]
+		found := slices.ContainsFunc(d.Explain.Findings, func(f document.Finding) bool { return f.ID == "explain-nagle-stall" })
+		t.Logf("nodelay %s: %v per request; finding %v; rtt measured %.1f ms; read %s", nodelay, per, found, d.Explain.RTTms, d.Explain.Conns[0].Read)
+		lo, hi := 2*rtt+30*time.Millisecond, 2*rtt+220*time.Millisecond
+		if nodelay == "1" {
+			lo, hi = rtt*9/10, rtt*11/10
+		}
+		if per < lo || per > hi {
+			t.Errorf("nodelay %s: %v per request, want %v to %v", nodelay, per, lo, hi)
+		}
+		if found != (nodelay == "0") {
+			t.Errorf("nodelay %s: Nagle finding %v", nodelay, found)
+		}
+		if d.Explain.Requests != 6 || d.Explain.Conns[0].Read != "plain" {
+			t.Errorf("nodelay %s: %d requests read %q, want 6 plain", nodelay, d.Explain.Requests, d.Explain.Conns[0].Read)
 		}
 	}
 }
