@@ -260,7 +260,7 @@ func writeSource(w io.Writer, e *document.Explain) {
 		fmt.Fprintf(w, ", path %s", e.Path)
 	}
 	if e.RTTms > 0 {
-		fmt.Fprintf(w, ", round trip %s ms as its TCP handshakes measured it", report.Num(e.RTTms))
+		fmt.Fprintf(w, ", round trip %s ms as its packets measured it", report.Num(e.RTTms))
 	}
 	fmt.Fprintln(w)
 	if e.PathNote != "" {
