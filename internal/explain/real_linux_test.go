@@ -141,7 +141,9 @@ func TestRealFallback(t *testing.T) {
 	if e.Source != SourceProxy || e.Path != realpath.ModeProxy || !strings.Contains(notice.String(), "HTTPS_PROXY") {
 		t.Errorf("source %q path %q, notice %q", e.Source, e.Path, notice.String())
 	}
-	if e.Connections != len(rec) || e.TLSHandshakes != len(rec) || e.Requests != len(rec[0].Requests) {
+	// Inferred from records: a session ticket between a request's header
+	// and body records can split one request in two.
+	if e.Connections != len(rec) || e.TLSHandshakes != len(rec) || e.Requests < len(rec[0].Requests) || e.Requests > len(rec[0].Requests)+1 {
 		t.Errorf("tunnel: %d connections, %d TLS handshakes, %d requests; the lab: %d connections, %d requests on the first",
 			e.Connections, e.TLSHandshakes, e.Requests, len(rec), len(rec[0].Requests))
 	}

@@ -184,7 +184,9 @@ func (t *tunnel) plain(c net.Conn, br *bufio.Reader, req *http.Request, at time.
 }
 
 // records follows one tunnel's TLS records: the handshake's stamps, and
-// HTTP/1.1 requests inferred from the direction of application data.
+// HTTP/1.1 requests inferred from the direction of application data. A
+// TLS 1.3 server's session tickets, arriving between a request's header
+// and body records, split it in two: the count is an estimate.
 type records struct {
 	t *tunnel
 	c *timeline.Conn
@@ -250,10 +252,6 @@ func (rs *records) record(typ byte, n int, up bool, at time.Time) {
 		if c.TLSVersion == "" {
 			c.TLSVersion = "1.2" // a 1.3 server's answer says otherwise (below)
 		}
-	case 20: // change cipher spec: TLS 1.3's middlebox compatibility
-		if up && !c.Hello.IsZero() && c.Handshake.IsZero() {
-			c.Handshake = at
-		}
 	case 23: // application data
 		if !up && c.Handshake.IsZero() {
 			c.TLSVersion = "1.3" // encrypted handshake from the server
@@ -261,6 +259,9 @@ func (rs *records) record(typ byte, n int, up bool, at time.Time) {
 		}
 		if up && c.Handshake.IsZero() {
 			c.Handshake = at
+			if c.TLSVersion == "1.3" {
+				return // the client's Finished, encrypted
+			}
 		}
 		if up {
 			if !rs.lastUp || rs.cur == nil {
@@ -287,6 +288,15 @@ func (rs *records) end(up bool, err error) {
 	defer rs.t.mu.Unlock()
 	if up && rs.c.ClosedBy == "open" {
 		rs.c.ClosedBy = "client"
+	}
+	// TLS 1.3 encrypts the close_notify alert as application data: a last
+	// record of an alert's size (2 bytes, its type, the 16-byte tag) that
+	// nothing answered is the goodbye, not a request.
+	if n := len(rs.c.Requests); n > 0 {
+		if q := rs.c.Requests[n-1]; q.FirstByte.IsZero() && q.BytesIn <= 19 {
+			rs.c.Requests = rs.c.Requests[:n-1]
+			rs.cur = nil
+		}
 	}
 }
 
