@@ -72,6 +72,15 @@ func ReadPcap(r io.Reader, fn func(Packet) error) (keylog []byte, err error) {
 	return keys, err
 }
 
+// ReadPcapStream reads a capture as ReadPcap does, handing each
+// Decryption Secrets Block's key log to keylog as it is met, before the
+// packets after it: a decoder given it through AddKeyLog decrypts every
+// record as it comes, keeping none waiting (which a key log given after
+// the packets needs, within its bound).
+func ReadPcapStream(r io.Reader, packet func(Packet) error, keylog func([]byte) error) error {
+	return readPcap(r, packet, keylog)
+}
+
 // ReadPcap feeds a capture to the decoder, its key log included as it
 // comes (a pcapng's Decryption Secrets Blocks precede the packets they
 // decrypt), so no record waits for its keys.

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"crypto/tls"
+	"fmt"
 	"time"
 
 	"github.com/objbench/objbench/internal/timeline"
@@ -13,6 +14,7 @@ import (
 const (
 	maxPendingConn  = 4 << 20
 	maxPendingTotal = 16 << 20
+	maxSessions     = 10_000
 )
 
 // Decryption states of a TLS connection.
@@ -46,6 +48,9 @@ type session struct {
 	// handshake round trips
 	inHandshake, serverSpoke bool
 	clientFinished           bool // TLS 1.3: the client's first encrypted record went by
+	// midstream: the capture began after the handshake; application
+	// records are read as they come, without keys
+	midstream bool
 	// decryption
 	state    int
 	cur, app [2]*recCipher
@@ -55,8 +60,11 @@ type session struct {
 	pendSize int
 	scratch  []byte
 	reader   httpReader
-	opened   bool // an application record was decrypted
-	inf      inferer
+	// TLS 1.2's master secret and the session ids and tickets that
+	// resume it (a key log has no line for a resumed session)
+	master  []byte
+	tickets []string
+	inf     inferer
 }
 
 func newSession(c *conn) *session {
@@ -78,7 +86,9 @@ func (s *session) gap(dir int) {
 
 // keep says whether a record's payload is kept: always for the
 // handshake's, for application data while it may be decrypted.
-func (s *session) keep(typ byte) bool { return typ != recAppData || s.state != keysNone }
+func (s *session) keep(typ byte) bool {
+	return typ != recAppData || s.state != keysNone && !s.midstream
+}
 
 func (s *session) record(dir int, r *record) {
 	typ := r.hdr[0]
@@ -97,6 +107,9 @@ func (s *session) record(dir int, r *record) {
 	if typ == recAppData && s.appRecord(dir) {
 		s.inf.record(dir, r.n-s.overhead(), r.t0, r.t1)
 	}
+	if s.midstream {
+		return // no hello: no keys to find
+	}
 	switch s.state {
 	case keysOK:
 		s.decrypt(dir, r)
@@ -114,7 +127,6 @@ func (s *session) record(dir int, r *record) {
 		s.pending = append(s.pending, cp)
 		s.pendSize += r.n
 		s.c.d.pending += r.n
-		s.c.d.waiting[s] = true
 	}
 }
 
@@ -145,7 +157,7 @@ func (s *session) overhead() int {
 }
 
 func (s *session) isEncrypted(dir int, typ byte) bool {
-	if s.v13 {
+	if s.v13 || s.midstream {
 		return typ == recAppData
 	}
 	return s.encrypted[dir]
@@ -214,6 +226,10 @@ func (s *session) clear(dir int, m byte, body []byte, r *record) {
 		s.setKeys()
 	case dir == down && m == hsNewSessionTicket:
 		tc.TicketOffered = true
+		if !s.v13 && len(body) > 6 {
+			s.tickets = append(s.tickets, string(body[6:]))
+			s.remember()
+		}
 	}
 }
 
@@ -229,11 +245,9 @@ func (s *session) setKeys() {
 		return
 	}
 	k := s.c.d.keys[s.ch.random]
-	if k == nil {
-		return
-	}
+	s.c.d.waiting[s] = true // until the keys come
 	if s.v13 {
-		if k.clientApp == nil || k.serverApp == nil {
+		if k == nil || k.clientApp == nil || k.serverApp == nil {
 			return
 		}
 		var err error
@@ -249,16 +263,31 @@ func (s *session) setKeys() {
 				return
 			}
 		}
+		delete(s.c.d.waiting, s)
 	} else {
-		if k.master == nil {
+		master := s.c.d.sessions[string(s.ch.ticketData)]
+		if s.c.tc.Resumed == "session-id" {
+			master = s.c.d.sessions[string(s.ch.sessionID)]
+		}
+		if k != nil && k.master != nil {
+			master = k.master
+		}
+		if master == nil {
 			return
 		}
-		c, sv, err := newCiphers12(st, k.master, s.ch.random, s.sh.random)
+		if (k == nil || k.master == nil) && s.c.d.opts.DerivedKey != nil {
+			s.c.d.opts.DerivedKey(fmt.Appendf(nil, "CLIENT_RANDOM %x %x\n", s.ch.random, master))
+		}
+		delete(s.c.d.waiting, s)
+		c, sv, err := newCiphers12(st, master, s.ch.random, s.sh.random)
 		if err != nil {
 			s.giveUp()
 			return
 		}
 		s.cur = [2]*recCipher{c, sv}
+		s.master = master
+		s.tickets = append(s.tickets, string(s.sh.sessionID))
+		s.remember()
 	}
 	s.state = keysOK
 	pend := s.pending
@@ -269,6 +298,38 @@ func (s *session) setKeys() {
 		}
 		s.decrypt(pend[i].dir, &pend[i])
 	}
+}
+
+// release lets go of the buffers and parsers of a connection that has
+// ended; records waiting for their keys stay (bounded), to be read if
+// the keys come.
+func (s *session) release() {
+	s.fr = [2]framer{{broken: true}, {broken: true}}
+	s.hs, s.ehs, s.scratch = [2]hsReader{}, [2]hsReader{}, nil
+	switch {
+	case s.state == keysOK && s.reader != nil:
+		s.reader = doneReader(s.reader.requests())
+	case s.state == keysNone:
+		s.reader = nil
+	}
+}
+
+// remember keeps a TLS 1.2 session's master secret by its session id and
+// tickets, for the connections that resume it.
+func (s *session) remember() {
+	if s.master == nil {
+		return
+	}
+	m := s.c.d.sessions
+	if len(m) > maxSessions {
+		clear(m)
+	}
+	for _, t := range s.tickets {
+		if t != "" {
+			m[t] = s.master
+		}
+	}
+	s.tickets = nil
 }
 
 func (s *session) dropPending() {
@@ -306,12 +367,14 @@ func (s *session) decrypt(dir int, r *record) {
 			plain, inner, err = s.cur[dir].open(s.scratch[:0], hdr, r.data)
 		}
 		if s.cur[dir] == nil || err != nil {
-			if p, in, err2 := s.app[dir].open(s.scratch[:0], hdr, r.data); err2 == nil {
-				plain, inner, err = p, in, nil
-				s.cur[dir], s.inHS[dir] = s.app[dir], false
-			} else if s.cur[dir] == nil {
-				return // a handshake record whose keys we lack
+			p, in, err2 := s.app[dir].open(s.scratch[:0], hdr, r.data)
+			if err2 != nil {
+				// A handshake record whose keys we lack, or early data
+				// (0-RTT, under a secret the decoder does not use).
+				return
 			}
+			plain, inner, err = p, in, nil
+			s.cur[dir], s.inHS[dir] = s.app[dir], false
 		}
 	}
 	if err != nil {
@@ -325,7 +388,6 @@ func (s *session) decrypt(dir int, r *record) {
 	case recHandshake:
 		s.ehs[dir].feed(plain, func(m byte, body []byte) { s.encryptedHandshake(dir, m, body) })
 	case recAppData:
-		s.opened = true
 		if s.reader == nil {
 			if s.c.tc.ALPN == "h2" || dir == up && bytes.HasPrefix(plain, []byte("PRI ")) || dir == down && s.c.tc.ALPN == "" {
 				s.reader = newH2()
@@ -387,10 +449,15 @@ type inferer struct {
 const continueMax = 40
 
 func (in *inferer) record(dir, n int, t0, t1 time.Time) {
+	if n <= 2 {
+		return // an alert (TLS 1.3 hides its type): close_notify, not HTTP
+	}
 	q := in.cur
 	if dir == down {
-		if q == nil {
-			return // before any request: session tickets
+		if q == nil || t0.Before(q.Sent) {
+			// Before any request, or begun before this one was sent:
+			// not its answer (TLS 1.3 session tickets).
+			return
 		}
 		if in.serverRecs == 0 {
 			in.firstServer = t0

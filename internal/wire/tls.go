@@ -50,12 +50,34 @@ type framer struct {
 	kept   bool
 	broken bool
 	buf    []byte // the kept payload's room, reused record after record
+	// lost: the stream was joined mid-way (a capture begun after the
+	// handshake) and the next record's start is sought, not assumed
+	lost   bool
+	resync bool // seek again after a header that is not one
+}
+
+// findRecord is where the first application data record's header in b
+// begins; -1 for none.
+func findRecord(b []byte) int {
+	for i := 0; i+5 <= len(b); i++ {
+		if b[i] == recAppData && b[i+1] == 3 && b[i+2] == 3 && int(b[i+3])<<8|int(b[i+4]) <= maxRecord {
+			return i
+		}
+	}
+	return -1
 }
 
 // feed cuts b into records and hands each whole one to done; a record's
 // data is valid only during the call.
 func (f *framer) feed(b []byte, t0, t1 time.Time, keep func(typ byte) bool, done func(*record)) {
 	for len(b) > 0 && !f.broken {
+		if f.lost {
+			i := findRecord(b)
+			if i < 0 {
+				return
+			}
+			b, f.lost = b[i:], false
+		}
 		if f.nh < 5 {
 			if f.nh == 0 {
 				f.cur = record{t0: t0}
@@ -69,6 +91,10 @@ func (f *framer) feed(b []byte, t0, t1 time.Time, keep func(typ byte) bool, done
 			f.cur.hdr = f.hdr
 			f.cur.n = int(f.hdr[3])<<8 | int(f.hdr[4])
 			if f.hdr[0] < recCCS || f.hdr[0] > recAppData+1 || f.hdr[1] != 3 || f.cur.n > maxRecord {
+				if f.resync {
+					f.lost, f.nh = true, 0
+					continue
+				}
 				f.broken = true // not TLS (or a stream we lost track of)
 				return
 			}
@@ -126,15 +152,16 @@ func (h *hsReader) feed(b []byte, msg func(typ byte, body []byte)) {
 
 // hello is what the ClientHello and ServerHello say.
 type hello struct {
-	random    [32]byte
-	sessionID []byte
-	alpn      []string
-	sni       string
-	version   uint16
-	suite     uint16
-	psk       bool // pre_shared_key extension
-	ticket    bool // a non-empty session_ticket extension (TLS 1.2)
-	retry     bool // a HelloRetryRequest
+	random     [32]byte
+	sessionID  []byte
+	alpn       []string
+	sni        string
+	version    uint16
+	suite      uint16
+	psk        bool   // pre_shared_key extension
+	ticket     bool   // a non-empty session_ticket extension (TLS 1.2)
+	ticketData []byte // its ticket
+	retry      bool   // a HelloRetryRequest
 }
 
 // parseHello reads a ClientHello (client) or ServerHello.
@@ -200,6 +227,7 @@ func parseHello(body []byte, client bool) (hello, bool) {
 			h.psk = true
 		case 35:
 			h.ticket = len(ext) > 0
+			h.ticketData = append([]byte(nil), ext...)
 		}
 	}
 	return h, true

@@ -22,8 +22,12 @@
 //     a Nagle stall); BodyDone: the body's last segment.
 //   - Request.FirstByte: the first segment of the final response;
 //     Done: its last byte.
+//   - Conn.Closed: the first FIN or RST, ClosedBy its sender ("client",
+//     "server"; "idle-timeout" for a server's FIN after a second with no
+//     request outstanding), CloseHow which ("fin", "rst").
 //
-// TLS is read three ways, said per connection in Conn.Read: decrypted
+// Plain HTTP is read exactly (Conn.Read "plain"). TLS is read three
+// ways, said per connection in Conn.Read: decrypted
 // with the program's key log (every request exact), inferred from the
 // direction and timing of its records (HTTP/1.1 only; each request marked
 // Inferred), or connection facts only (HTTP/2 without keys). Bodies are
@@ -36,6 +40,8 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -56,6 +62,13 @@ type Options struct {
 	// Client says which addresses are the program's (its namespace's);
 	// nil: the side that sent the SYN is the client.
 	Client func(netip.Addr) bool
+	// DerivedKey, when set, is handed each key log line the decoder
+	// derived and the program's log lacks: a resumed TLS 1.2 session's
+	// CLIENT_RANDOM line (its master secret is the session's it resumes,
+	// which Wireshark does not carry across). A capture writer adds it
+	// (WriteKeyLog) before the packet being fed, so the capture opens
+	// decrypted in Wireshark too. The line is a secret, as the log is.
+	DerivedKey func(line []byte)
 }
 
 // DNSLookup is one DNS question and its answer, as the program saw them.
@@ -95,11 +108,13 @@ type Decoder struct {
 	asm     *reassembly.Assembler
 	keys    keyLog
 	waiting map[*session]bool // sessions whose records wait for their keys
-	pending int               // bytes they keep
-	dns     dnsTable
-	last    time.Time
-	flushed time.Time
-	stats   Result
+	// sessions are TLS 1.2 master secrets by session id and ticket
+	sessions map[string][]byte
+	pending  int // bytes they keep
+	dns      dnsTable
+	last     time.Time
+	flushed  time.Time
+	stats    Result
 	// reused decoding layers
 	ip4     layers.IPv4
 	ip6     layers.IPv6
@@ -108,11 +123,19 @@ type Decoder struct {
 	payload gopacket.Payload
 	p4, p6  *gopacket.DecodingLayerParser
 	decoded []gopacket.LayerType
+	ctx     asmContext
 }
+
+// doneReader is the requests of a connection that has ended, its
+// parser's buffers let go.
+type doneReader []*timeline.Request
+
+func (doneReader) feed(int, []byte, time.Time, time.Time) {}
+func (r doneReader) requests() []*timeline.Request        { return r }
 
 // NewDecoder starts an empty timeline.
 func NewDecoder(opts Options) *Decoder {
-	d := &Decoder{opts: opts, byKey: map[connKey]*conn{}, keys: keyLog{}, waiting: map[*session]bool{}}
+	d := &Decoder{opts: opts, byKey: map[connKey]*conn{}, keys: keyLog{}, waiting: map[*session]bool{}, sessions: map[string][]byte{}}
 	pool := reassembly.NewStreamPool(factory{d})
 	d.asm = reassembly.NewAssembler(pool)
 	d.asm.MaxBufferedPagesPerConnection = maxPagesConn
@@ -189,14 +212,15 @@ func (d *Decoder) AddKeyLog(r io.Reader) error {
 	if err := d.keys.read(r); err != nil {
 		return err
 	}
+	// In the order of the connections: a TLS 1.2 session resumed from an
+	// earlier one takes its master secret.
+	waiting := make([]*session, 0, len(d.waiting))
 	for s := range d.waiting {
-		s.setKeys()
+		waiting = append(waiting, s)
 	}
-	// Sessions whose ServerHello went by before the keys came.
-	for _, c := range d.conns {
-		if c.tls != nil && c.tls.state == keysWaiting && c.tls.gotSH {
-			c.tls.setKeys()
-		}
+	slices.SortFunc(waiting, func(a, b *session) int { return a.c.id - b.c.id })
+	for _, s := range waiting {
+		s.setKeys()
 	}
 	return nil
 }
@@ -253,8 +277,8 @@ func (d *Decoder) tcpPacket(t time.Time, src, dst netip.Addr) {
 		c, dir = d.byKey[connKey{to, from}], down
 	}
 	synOnly := tcp.SYN && !tcp.ACK
-	if c != nil && synOnly && dir == up && c.synSeen && (c.isn != tcp.Seq || c.tc.ClosedBy != "open") {
-		c = nil // a new connection on the same ends
+	if c != nil && synOnly && dir == up && (!c.synSeen || c.isn != tcp.Seq || c.tc.ClosedBy != "open") {
+		c = nil // a new connection on the same ends (not the SYN sent again)
 	}
 	if c == nil {
 		if len(d.conns) >= maxConns {
@@ -276,7 +300,7 @@ func (d *Decoder) tcpPacket(t time.Time, src, dst netip.Addr) {
 		if dir == down {
 			k = connKey{to, from}
 		}
-		c = &conn{d: d, id: len(d.conns) + 1, key: k, tc: &timeline.Conn{ID: len(d.conns) + 1, API: "wire",
+		c = &conn{d: d, id: len(d.conns) + 1, key: k, tc: &timeline.Conn{ID: len(d.conns) + 1,
 			Client: k.client.String(), Server: k.server.String(), ClosedBy: "open"}}
 		if !tcp.SYN {
 			c.tc.Accepted = t // joined mid-connection
@@ -318,8 +342,24 @@ func (d *Decoder) tcpPacket(t time.Time, src, dst netip.Addr) {
 	if tcp.RST {
 		c.rst = true
 	}
-	ctx := &asmContext{ci: gopacket.CaptureInfo{Timestamp: t}, c: c, dir: dir}
-	d.asm.AssembleWithContext(c.flow(dir), tcp, ctx)
+	// One context, reused: the reassembly reads it during the call (a
+	// segment it queues keeps its own copy of the capture info).
+	d.ctx = asmContext{ci: gopacket.CaptureInfo{Timestamp: t}, c: c, dir: dir}
+	d.asm.AssembleWithContext(c.flow(dir), tcp, &d.ctx)
+	if tcp.RST {
+		c.release() // nothing after a reset is read
+	}
+}
+
+// release lets go of what reading an ended connection took (buffers,
+// parsers), keeping its record.
+func (c *conn) release() {
+	if c.plain != nil {
+		c.plain = doneReader(c.plain.requests())
+	}
+	if c.tls != nil {
+		c.tls.release()
+	}
 }
 
 // flow is the reassembly's name for the connection: its id, so that a new
@@ -347,7 +387,8 @@ func (c *conn) idle() bool {
 		if h, ok := c.tls.reader.(*h1); ok {
 			return h.idle()
 		}
-		return true
+		in := &c.tls.inf // without keys: the last request answered
+		return in.cur == nil || in.serverRecs > 0
 	}
 	return true
 }
@@ -362,10 +403,17 @@ func (c *conn) data(dir int, b []byte, t0, t1 time.Time) {
 	}
 	if c.kind == kindUnknown {
 		switch {
+		case len(b) >= 2 && b[0] == recHandshake && b[1] == 3 && dir == up:
+			c.kind, c.tls = kindTLS, newSession(c)
+		case c.tc.Connect.IsZero() && len(b) >= 5 && b[0] >= recCCS && b[0] <= recAppData && b[1] == 3:
+			// A capture that began after the handshake: its records only.
+			c.kind, c.tls = kindTLS, newSession(c)
+			c.tls.midstream = true
+			for i := range c.tls.fr {
+				c.tls.fr[i].lost, c.tls.fr[i].resync = true, true
+			}
 		case dir == down:
 			c.kind = kindOther // the server spoke first: not HTTP
-		case len(b) >= 2 && b[0] == recHandshake && b[1] == 3:
-			c.kind, c.tls = kindTLS, newSession(c)
 		case bytes.HasPrefix(b, []byte("PRI ")):
 			c.kind, c.plain = kindHTTP, newH2()
 		case looksHTTP(b):
@@ -429,6 +477,7 @@ func (c *conn) result(lookups []DNSLookup) *timeline.Conn {
 		}
 		cc.Requests[i] = &qq
 	}
+	cc.API = apiOf(&cc)
 	at := cc.Connect
 	if at.IsZero() {
 		at = cc.Accepted
@@ -439,6 +488,43 @@ func (c *conn) result(lookups []DNSLookup) *timeline.Conn {
 		cc.DNS = &ll
 	}
 	return &cc
+}
+
+// apiOf names the storage API a connection spoke ("s3", "gcs",
+// "azure", as the lab's endpoints are named) from its server name, its
+// requests' hosts and headers and its answers' request ids; "" when none
+// says.
+func apiOf(c *timeline.Conn) string {
+	hosts := []string{c.SNI}
+	for _, q := range c.Requests {
+		hosts = append(hosts, q.Host)
+	}
+	for _, h := range hosts {
+		h = strings.ToLower(h)
+		switch {
+		case strings.Contains(h, "amazonaws.com"):
+			return "s3"
+		case strings.Contains(h, "googleapis.com"):
+			return "gcs"
+		case strings.Contains(h, ".core.windows.net"):
+			return "azure"
+		}
+	}
+	for _, q := range c.Requests {
+		for _, h := range []http.Header{q.ResponseHeader, q.Header} {
+			for k := range h {
+				switch k = strings.ToLower(k); {
+				case strings.HasPrefix(k, "x-amz-"):
+					return "s3"
+				case strings.HasPrefix(k, "x-goog-"), k == "x-guploader-uploadid":
+					return "gcs"
+				case strings.HasPrefix(k, "x-ms-"):
+					return "azure"
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // asmContext carries a packet's time, connection and direction through
@@ -489,4 +575,7 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.Assembl
 	s.c.data(dir, b, sg.CaptureInfo(0).Timestamp, sg.CaptureInfo(n-1).Timestamp)
 }
 
-func (s *stream) ReassemblyComplete(reassembly.AssemblerContext) bool { return true }
+func (s *stream) ReassemblyComplete(reassembly.AssemblerContext) bool {
+	s.c.release() // both ways closed: no more bytes to read
+	return true
+}
