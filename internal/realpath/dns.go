@@ -156,3 +156,22 @@ func sum16(b []byte, acc uint32) uint16 {
 	}
 	return uint16(acc)
 }
+
+// udpPacket is an IPv4 UDP packet from src to dst carrying payload.
+func udpPacket(src, dst netip.AddrPort, payload []byte) []byte {
+	out := make([]byte, 28+len(payload))
+	out[0] = 0x45
+	binary.BigEndian.PutUint16(out[2:], uint16(len(out)))
+	out[8] = 64
+	out[9] = protoUDP
+	s, d := src.Addr().As4(), dst.Addr().As4()
+	copy(out[12:16], s[:])
+	copy(out[16:20], d[:])
+	binary.BigEndian.PutUint16(out[10:], ^sum16(out[:20], 0))
+	u := out[20:]
+	binary.BigEndian.PutUint16(u[0:], src.Port())
+	binary.BigEndian.PutUint16(u[2:], dst.Port())
+	binary.BigEndian.PutUint16(u[4:], uint16(8+len(payload)))
+	copy(u[8:], payload) // checksum 0: none, as UDP over IPv4 allows
+	return out
+}

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,10 +23,12 @@ import (
 // Path is a running path: the program's namespace, its device, the wire
 // and the router beyond it.
 type Path struct {
-	prog   *netns.NS
-	pipe   *netem.Pipe
-	router *router
-	mode   string
+	prog    *netns.NS
+	pipe    *netem.Pipe
+	router  *router
+	mode    string
+	loopDNS []net.PacketConn
+	wg      sync.WaitGroup
 }
 
 // Start makes the program's namespace and starts carrying its packets.
@@ -63,12 +66,76 @@ func Start(cfg Config) (_ *Path, err error) {
 	if capture == nil {
 		capture = func(time.Time, []byte) {}
 	}
-	if p.pipe, err = netem.NewPipe(cfg.Wire, &tap{f: progTUN, capture: capture}, p.router); err != nil {
+	tp := &tap{f: progTUN, capture: capture}
+	if p.pipe, err = netem.NewPipe(cfg.Wire, tp, p.router); err != nil {
 		p.router.Close()
 		p.router = nil
 		return nil, err
 	}
+	// A name server on loopback (systemd-resolved's 127.0.0.53) is the
+	// namespace's own loopback there: objbench answers on it, and puts
+	// each lookup on the capture as the packets it would have been.
+	resolvConf := cfg.ResolvConf
+	if resolvConf == "" {
+		resolvConf = "/etc/resolv.conf"
+	}
+	for _, ns := range loopbackNameServers(resolvConf) {
+		pc, err := p.prog.ListenPacket("udp4", netip.AddrPortFrom(ns, 53).String())
+		if err != nil {
+			return nil, fmt.Errorf("the program's name server at %s: %w", ns, err)
+		}
+		p.loopDNS = append(p.loopDNS, pc)
+		p.wg.Add(1)
+		go p.serveLoopDNS(pc, tp)
+	}
 	return p, nil
+}
+
+// loopbackNameServers are resolv.conf's IPv4 name servers on loopback.
+func loopbackNameServers(path string) []netip.Addr {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "nameserver" {
+			if a, err := netip.ParseAddr(f[1]); err == nil && a.Is4() && a.IsLoopback() {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// serveLoopDNS answers lookups sent to a loopback name server in the
+// program's namespace, each query and answer captured as a UDP packet.
+func (p *Path) serveLoopDNS(pc net.PacketConn, tp *tap) {
+	defer p.wg.Done()
+	buf := make([]byte, 1500)
+	for {
+		n, from, err := pc.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		ua, ok := from.(*net.UDPAddr)
+		if !ok {
+			continue
+		}
+		src, _ := netip.AddrFromSlice(ua.IP.To4())
+		server := netip.MustParseAddrPort(pc.LocalAddr().String())
+		q := udpPacket(netip.AddrPortFrom(src, uint16(ua.Port)), server, buf[:n])
+		tp.note(q)
+		resp, ok := p.router.res.answer(p.router.ctx, buf[:n])
+		if !ok {
+			continue
+		}
+		p.router.lookups.Add(1)
+		qp, _ := parseIPv4(q)
+		tp.note(udpReply(qp, resp))
+		_, _ = pc.WriteTo(resp, from)
+	}
 }
 
 // Mode says what carried the program's TCP connections beyond the
@@ -129,6 +196,10 @@ func (p *Path) Stats() Stats {
 // Close stops the wire and drops the namespace and both devices.
 func (p *Path) Close() error {
 	var errs []error
+	for _, pc := range p.loopDNS {
+		pc.Close()
+	}
+	p.wg.Wait()
 	if p.pipe != nil {
 		errs = append(errs, p.pipe.Close()) // closes the program's device and the router
 	} else if p.router != nil {
@@ -169,6 +240,14 @@ func (t *tap) Write(b []byte) (int, error) {
 }
 
 func (t *tap) Close() error { return t.f.Close() }
+
+// note captures a packet that never crossed the device (a lookup answered
+// on the namespace's loopback).
+func (t *tap) note(b []byte) {
+	t.mu.Lock()
+	t.capture(time.Now(), b)
+	t.mu.Unlock()
+}
 
 // router is the far end of the wire: it answers name lookups, carries
 // packets for the host's loopback onto the host's device (addresses

@@ -144,3 +144,45 @@ func TestLookups(t *testing.T) {
 		t.Errorf("captured %d UDP packets, answered %d lookups", n, p.Stats().Lookups)
 	}
 }
+
+// TestLoopbackNameServer: a name server on loopback in resolv.conf
+// (systemd-resolved's) is answered in the program's namespace, and its
+// lookups are on the capture.
+func TestLoopbackNameServer(t *testing.T) {
+	needNamespaces(t)
+	dir := t.TempDir()
+	hosts, resolv := filepath.Join(dir, "hosts"), filepath.Join(dir, "resolv.conf")
+	if err := os.WriteFile(hosts, []byte("10.1.2.3 bucket.example.test\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(resolv, []byte("nameserver 127.0.0.53\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	udp := 0
+	p, err := Start(Config{HostsFile: hosts, ResolvConf: resolv, Capture: func(_ time.Time, b []byte) {
+		if q, ok := parseIPv4(b); ok && q.proto() == protoUDP {
+			mu.Lock()
+			udp++
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return p.Dial(ctx, network, "127.0.0.53:53")
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got, err := r.LookupHost(ctx, "bucket.example.test")
+	if err != nil || len(got) != 1 || got[0] != "10.1.2.3" {
+		t.Fatalf("lookup: %v %v", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if udp < 2 {
+		t.Errorf("%d lookup packets captured, want the query and its answer at least", udp)
+	}
+}

@@ -56,6 +56,9 @@ type Config struct {
 	Capture func(t time.Time, data []byte)
 	// HostsFile answers names before the resolver ("" for /etc/hosts).
 	HostsFile string
+	// ResolvConf names the program's name servers ("" for
+	// /etc/resolv.conf): those on loopback are answered in its namespace.
+	ResolvConf string
 	// Translator carries every connection through the user-space
 	// translator, as a rootless objbench must.
 	Translator bool
