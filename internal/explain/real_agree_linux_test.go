@@ -188,10 +188,18 @@ func (r *realLab) agree(t *testing.T, name string, argv []string, rtt time.Durat
 		}
 	}
 	if read == "" && len(wire) > 0 { // the program's library decides
+		// HTTP/2 without keys (aws-sdk-go-v2 on a server that offers it)
+		// is read for its connection facts only.
 		read = wire[0].Read
+		if slices.ContainsFunc(wire, func(c timeline.Conn) bool { return c.Read == "connection" }) {
+			read = "connection"
+		}
 		a.read = read
 	}
 	for _, c := range wire {
+		if read == "connection" && len(c.Requests) == 0 {
+			continue // an unused connection (Go's HTTP/2 dials race): nothing to read
+		}
 		if c.Read != read {
 			t.Errorf("wire conn %d read %q, want %q", c.ID, c.Read, read)
 		}
