@@ -34,7 +34,7 @@ func (r *realFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.keyLog, "keylog", "", "with --pcap-in: the TLS key log (SSLKEYLOGFILE format) to read its connections with")
 }
 
-func (r *realFlags) on() bool { return r.real || r.pcapIn != "" }
+func (r *realFlags) on() bool { return r.real || r.pcapIn != "" || r.pcap != "" || r.keyLog != "" }
 
 // explainArgs are explain's arguments: PROFILE then -- COMMAND, or none
 // with --pcap-in.
@@ -99,6 +99,9 @@ func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.
 	}
 	if r.pcap != "" && !r.real {
 		return usage.Errorf("--pcap writes the capture of a --real run")
+	}
+	if r.keyLog != "" && r.pcapIn == "" {
+		return usage.Errorf("--keylog goes with --pcap-in (the live path reads the program's own key log)")
 	}
 	w, err := realWire(&f.lab, fs, profile)
 	if err != nil {

@@ -85,6 +85,8 @@ func (r *realLab) run(t *testing.T, argv []string, rtt time.Duration) (*document
 	return d, wire, r.l.Recorder().Snapshot()
 }
 
+// TestRealCurlSmoke: curl through explain --real reads its TLS with the
+// key log objbench gave it (mode 0600, gone after the run).
 func TestRealCurlSmoke(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
@@ -98,10 +100,29 @@ func TestRealCurlSmoke(t *testing.T) {
 	for i := range 3 {
 		args += ` -T ` + small + ` "$AWS_ENDPOINT_URL/objbench/curl-` + string(rune('a'+i)) + `"`
 	}
-	d, wire, rec := r.run(t, []string{"sh", "-c", args}, 20*time.Millisecond)
-	t.Logf("wire: %d conns, doc: %d conns %d requests; record: %d conns", len(wire), d.Explain.Connections, d.Explain.Requests, len(rec))
-	for _, c := range rec {
-		t.Logf("record conn %d: tls %s, %d requests", c.ID, c.TLSVersion, len(c.Requests))
+	keyDirs := func() []string {
+		m, _ := filepath.Glob(filepath.Join(os.TempDir(), "objbench-keys-*"))
+		return m
+	}
+	before := keyDirs()
+	// The program sees its key log: a file only its owner reads.
+	args += ` && stat -c %a "$SSLKEYLOGFILE" && test -s "$SSLKEYLOGFILE" && echo "$NODE_OPTIONS"`
+	var out bytes.Buffer
+	p := netem.Path{Delay: 10 * time.Millisecond}
+	d, err := RunReal(context.Background(), RealConfig{Argv: []string{"sh", "-c", args}, Timeout: time.Minute, Stdin: strings.NewReader(""), Output: &out,
+		Prices: analysis.DefaultPrices(), Wire: netem.Config{Up: p, Down: p}, Env: r.env})
+	if err != nil || d.Explain.ExitCode != 0 {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	lines := strings.Fields(out.String())
+	if len(lines) < 2 || lines[0] != "600" || !strings.HasPrefix(lines[1], "--tls-keylog=") {
+		t.Errorf("the key log's mode and NODE_OPTIONS as the program saw them: %q; want 600 and --tls-keylog=", out.String())
+	}
+	if after := keyDirs(); len(after) > len(before) {
+		t.Errorf("key log directories left behind: %v (before: %v)", after, before)
+	}
+	if c := d.Explain.Conns; len(c) != 1 || c[0].Read != "decrypted" || d.Explain.Requests != 3 {
+		t.Errorf("%d connections, %d requests; want 1 decrypted with 3", len(c), d.Explain.Requests)
 	}
 }
 
