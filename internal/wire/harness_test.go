@@ -44,6 +44,10 @@ type testWire struct {
 	wg             sync.WaitGroup
 	mu             sync.Mutex
 	packets        []Packet
+	// dropEvery, when set, drops every Nth large packet toward the
+	// client before the tap (the path lost it; the server sends it again)
+	dropEvery int
+	large     int
 }
 
 func newTestWire(t *testing.T, oneWay time.Duration) *testWire {
@@ -102,6 +106,9 @@ func (w *testWire) pump(ctx context.Context, from, to *channel.Endpoint, oneWay 
 				time.Sleep(d)
 			}
 			if !fromClient {
+				if w.drop(p.data) {
+					continue
+				}
 				w.tap(p.data)
 			}
 			pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: buffer.MakeWithData(p.data)})
@@ -128,6 +135,16 @@ func (w *testWire) pump(ctx context.Context, from, to *channel.Endpoint, oneWay 
 			return
 		}
 	}
+}
+
+func (w *testWire) drop(data []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dropEvery == 0 || len(data) < 1000 {
+		return false
+	}
+	w.large++
+	return w.large%w.dropEvery == 0
 }
 
 func (w *testWire) tap(data []byte) {

@@ -1,7 +1,13 @@
 package wire
 
 import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"testing"
 	"time"
@@ -190,5 +196,45 @@ func TestMidstream(t *testing.T) {
 	}
 	if next.Read != "decrypted" || len(next.Requests) != len(full.Conns[1].Requests) {
 		t.Errorf("the next connection: read %q with %d requests", next.Read, len(next.Requests))
+	}
+}
+
+// Packets the path lost toward the client leave holes the capture holds
+// the rest behind until the server sends them again: the response still
+// reads whole, decrypted, with no gap.
+func TestLossRecovered(t *testing.T) {
+	w := newTestWire(t, 20*time.Millisecond) // 40 ms: a window's worth waits behind each hole
+	w.dropEvery = 50
+	ln := w.listen(t, testPort)
+	srv := &seen{}
+	cfg := &tls.Config{Certificates: []tls.Certificate{testCert(t)}}
+	hs := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.Serve(tls.NewListener(ln, cfg)) }()
+	defer hs.Close()
+	var keylog bytes.Buffer
+	tr := &http.Transport{
+		DialContext:     func(ctx context.Context, _, _ string) (net.Conn, error) { return w.dial(ctx, testPort) },
+		TLSClientConfig: &tls.Config{ServerName: "bucket.test", InsecureSkipVerify: true, KeyLogWriter: &keylog}, //nolint:gosec // a test's self-signed server
+	}
+	cl := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	const size = 2 << 20
+	resp, err := cl.Get(fmt.Sprintf("https://bucket.test/obj/%d", size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	tr.CloseIdleConnections()
+	time.Sleep(100 * time.Millisecond)
+	if n != size {
+		t.Fatalf("the client read %d bytes", n)
+	}
+	res := decode(t, run{packets: w.captured(), keylog: keylog.Bytes()}, true)
+	q := requestsOf(res)
+	if w.large < 2*w.dropEvery {
+		t.Fatalf("only %d large packets: none dropped", w.large)
+	}
+	if len(q) != 1 || q[0].BytesOut != size || res.Conns[0].Read != "decrypted" || res.Gaps != 0 {
+		t.Fatalf("read %q, %d gaps, requests %d (first %d bytes)", res.Conns[0].Read, res.Gaps, len(q), q[0].BytesOut)
 	}
 }

@@ -94,9 +94,12 @@ type Result struct {
 const (
 	maxConns   = 200_000
 	maxLookups = 100_000
-	// pages of about 1900 bytes
-	maxPagesConn  = 256
-	maxPagesTotal = 8192
+	// Out-of-order segments wait in pages of 1900 bytes behind a hole
+	// (a packet the path lost toward the program, until it is sent
+	// again): as much as a receive window (Linux autotunes to 6 MB) for a
+	// connection, 23 MB in all; past that the hole is skipped.
+	maxPagesConn  = 4096
+	maxPagesTotal = 12288
 )
 
 // Decoder turns packets into a timeline. Its methods are for one
