@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +137,55 @@ func TestExplainRealCapture(t *testing.T) {
 		t.Errorf("--pcap-in: %s %d requests, %d connections, %d TLS, %d objects, %d/%d bytes, RTT %.2f ms, findings %q;\nlive: %d, %d, %d, %d, %d/%d, %.2f ms, %q",
 			a.Source, a.Requests, a.Connections, a.TLSHandshakes, a.Objects, a.BytesUp, a.BytesDown, a.RTTms, findingIDs(a.Findings),
 			e.Requests, e.Connections, e.TLSHandshakes, e.Objects, e.BytesUp, e.BytesDown, e.RTTms, findingIDs(e.Findings))
+	}
+	// The same capture without its keys, and the key log beside it
+	// (--keylog): read with the keys again, the same requests.
+	nokeys, keyFile := filepath.Join(dir, "nokeys.pcapng"), filepath.Join(dir, "keys.txt")
+	if err := os.WriteFile(keyFile, keys, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := os.OpenFile(nokeys, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := wire.NewPcapngWriter(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wire.ReadPcap(bufio.NewReader(src), pw.WritePacket); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	if err := errors.Join(pw.Close(), dst.Close()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		read string
+	}{{nil, "connection"}, {[]string{"--keylog", keyFile}, "decrypted"}} { // curl speaks HTTP/2 to the lab: without keys, facts only
+		var o, eb bytes.Buffer
+		if code := Main(ctx, append([]string{"--db", db, "explain", "--pcap-in", nokeys, "--json", "--no-save"}, tc.args...), &o, &eb); code != 0 {
+			t.Fatalf("--pcap-in %v: exit %d: %s", tc.args, code, eb.String())
+		}
+		var k document.ExplainDocument
+		if err := json.Unmarshal(o.Bytes(), &k); err != nil {
+			t.Fatal(err)
+		}
+		reads := map[string]int{}
+		for _, c := range k.Explain.Conns {
+			reads[c.Read]++
+		}
+		want := e.Requests
+		if tc.read == "connection" {
+			want = 0
+		}
+		if reads[tc.read] != k.Explain.Connections || k.Explain.Requests != want {
+			t.Errorf("--pcap-in without its keys %v: reads %v, %d requests; want every connection %s, %d requests", tc.args, reads, k.Explain.Requests, tc.read, want)
+		}
 	}
 	// tshark (Debian's, into the project's cache) reads it decrypted.
 	ts := os.Getenv("OBJBENCH_TSHARK")
