@@ -550,6 +550,7 @@ func FromWire(res wire.Result, m WireMeta, prices analysis.Prices) *document.Exp
 	if f, ok := NagleStall(in); ok {
 		d.Explain.Findings = append(d.Explain.Findings, f)
 	}
+	d.Explain.Findings = append(d.Explain.Findings, wireFindings(&d.Explain, server)...)
 	d.Explain.WhatIf = WhatIf(&d.Explain)
 	Price(d, prices)
 	return d
