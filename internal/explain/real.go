@@ -154,6 +154,8 @@ type capture struct {
 	rtt      *realpath.RTTMeter
 	spool    *os.File
 	spoolBuf *bufio.Writer
+	// derived are key log lines the decoder derived (resumed sessions).
+	derived []byte
 	pw       *wire.PcapngWriter
 	err      error
 }
@@ -200,7 +202,14 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 		return nil, fmt.Errorf("key log: %w", err)
 	}
 	defer kl.Close()
-	cp := &capture{dec: wire.NewDecoder(wire.Options{Client: func(a netip.Addr) bool { return a == realpath.ProgramAddr }}), rtt: realpath.NewRTTMeter()}
+	cp := &capture{rtt: realpath.NewRTTMeter()}
+	// A resumed TLS 1.2 session's key, which the program's log lacks,
+	// goes into the capture's key block too (called with cp.mu held).
+	cp.dec = wire.NewDecoder(wire.Options{Client: func(a netip.Addr) bool { return a == realpath.ProgramAddr },
+		DerivedKey: func(line []byte) {
+			cp.derived = append(cp.derived, bytes.TrimRight(line, "\n")...)
+			cp.derived = append(cp.derived, '\n')
+		}})
 	if cfg.Pcap != "" {
 		if cp.spool, err = os.CreateTemp(filepath.Dir(cfg.Pcap), ".objbench-capture-*"); err != nil {
 			return nil, fmt.Errorf("--pcap: %w", err)
@@ -266,7 +275,11 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 		return nil, fmt.Errorf("real path: %w", perr)
 	}
 	if cfg.Pcap != "" {
-		if err := finishPcap(cp, cfg.Pcap, kl.keys); err != nil {
+		keys := kl.keys
+		if len(cp.derived) > 0 {
+			keys = append(append([]byte(nil), keys...), cp.derived...)
+		}
+		if err := finishPcap(cp, cfg.Pcap, keys); err != nil {
 			return nil, err
 		}
 	}
