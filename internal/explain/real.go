@@ -156,8 +156,8 @@ type capture struct {
 	spoolBuf *bufio.Writer
 	// derived are key log lines the decoder derived (resumed sessions).
 	derived []byte
-	pw       *wire.PcapngWriter
-	err      error
+	pw      *wire.PcapngWriter
+	err     error
 }
 
 func (c *capture) packet(t time.Time, data []byte) {
