@@ -26,6 +26,7 @@ type explainFlags struct {
 	apis    []string
 	th      threshold.Set
 	whatIf  bool
+	real    realFlags
 }
 
 func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -35,9 +36,15 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Short:   "Run any program against the lab and explain its object-storage traffic, seen from the lab's side",
 		Long:    longHelp("explain"),
 		Example: examples("explain"),
-		Args:    profileThenCommand("explain", "objbench explain cross-region -- python3 upload.py"),
+		Args:    explainArgs(&f.real),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.real.pcapIn != "" { // no command (explainArgs)
+				return runExplainReal(cmd.Context(), g, &f, cmd.Flags(), "", nil, stdout, stderr)
+			}
 			profile, argv := splitAtDash(cmd, args)
+			if f.real.on() {
+				return runExplainReal(cmd.Context(), g, &f, cmd.Flags(), profile, argv, stdout, stderr)
+			}
 			return runExplain(cmd.Context(), g, &f, profile, argv, stdout, stderr)
 		},
 	}
@@ -54,6 +61,7 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringArrayVar(&f.save.labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")
 	fl.BoolVar(&f.save.noSave, "no-save", false, "do not save the run in the results database")
 	fl.StringVar(&f.save.report, "report", "", "also write the run as a self-contained HTML page (with the waterfall) to FILE")
+	f.real.register(fl)
 	return cmd
 }
 

@@ -74,6 +74,19 @@ type Explain struct {
 	// Problem says, in one line, why there is nothing to explain (no
 	// request reached the lab); empty when there is.
 	Problem string `json:"problem,omitempty"`
+	// Source says who recorded the timeline: "lab" (the lab's servers),
+	// "wire" (the program's packets on its real path, explain --real),
+	// "pcap" (a capture, --pcap-in), "proxy" (a CONNECT tunnel, the
+	// fallback where namespaces are unavailable). Empty in documents
+	// written before it existed (the lab).
+	Source string `json:"source,omitempty"`
+	// Path says what carried the program's packets on the real path:
+	// "kernel" (its own TCP and TLS end to end), "translator" (a
+	// user-space stack at its namespace's edge ended its TCP connections
+	// there), "proxy"; empty for the lab and a capture.
+	Path string `json:"path,omitempty"`
+	// PathNote says, in one line, what the source cannot show.
+	PathNote string `json:"path_note,omitempty"`
 }
 
 // ExplainConn is one connection, its times in seconds since the program started.
@@ -99,6 +112,17 @@ type ExplainConn struct {
 	// azure-storage-blob, curl, go-net/http); "" when none: the findings'
 	// advice speaks its terms.
 	Library string `json:"library,omitempty"`
+	// Read says how its requests were read off the wire: "plain",
+	// "decrypted" (with the program's TLS keys), "inferred" (HTTP/1.1
+	// from its TLS records' direction and timing), "connection"
+	// (connection facts only); empty for the lab's record.
+	Read string `json:"read,omitempty"`
+	// SNI, Cipher and Resumed are its TLS handshake as the wire showed it.
+	SNI     string `json:"sni,omitempty"`
+	Cipher  string `json:"cipher,omitempty"`
+	Resumed string `json:"resumed,omitempty"`
+	// DNSms is the name lookup before it, when the wire saw one.
+	DNSms float64 `json:"dns_ms,omitempty"`
 	// Client numbers the client (its pool) that opened the connection, as
 	// the findings attribute it (from 1): connections opened while another
 	// of the same API sat idle came from another client.
@@ -136,6 +160,11 @@ type ExplainRequest struct {
 	ArrivedS   float64 `json:"arrived_s"`
 	FirstByteS float64 `json:"first_byte_s"`
 	DoneS      float64 `json:"done_s"`
+	// Inferred is true for a request inferred from TLS records (no keys):
+	// its method, path and status are unknown.
+	Inferred bool `json:"inferred,omitempty"`
+	// RequestID is the server's id for it (x-amz-request-id and the like).
+	RequestID string `json:"request_id,omitempty"`
 	// IdleBeforeS is the gap since the connection's previous exchange
 	// (or its handshake) ended, less the one round trip a client needs to
 	// see a response and send the next request: the client's own time.

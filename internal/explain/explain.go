@@ -127,9 +127,15 @@ func Analyze(in Input) document.Explain {
 		first := true
 		for i, q := range c.Requests {
 			op := Operation(c.API, q.Method, q.Path, q.Query, q.Header, q.Status)
-			r := document.ExplainRequest{ID: fmt.Sprintf("%d.%d", c.ID, i+1), Method: q.Method, Path: q.Path, Operation: op.Name, Object: op.Object && q.Status < 400 && q.Status > 0,
+			if q.Inferred {
+				// Read without keys: no method, path or status. Each is
+				// counted as an object's request, as most of a storage
+				// program's are, so the rules about objects still apply.
+				op = Op{Name: "Inferred", Object: true}
+			}
+			r := document.ExplainRequest{ID: fmt.Sprintf("%d.%d", c.ID, i+1), Method: q.Method, Path: q.Path, Operation: op.Name, Object: op.Object && (q.Inferred || q.Status < 400 && q.Status > 0),
 				Status: q.Status, BytesIn: q.BytesIn, BytesOut: q.BytesOut, ArrivedS: at(q.Arrived), FirstByteS: at(q.FirstByte),
-				DoneS: at(q.Done), ExpectContinue: q.Expect, RoundTrips: map[string]float64{},
+				DoneS: at(q.Done), ExpectContinue: q.Expect, RoundTrips: map[string]float64{}, Inferred: q.Inferred, RequestID: q.RequestID,
 				Key: objectKey(c.API, q.Path, q.Query), Range: rangeOf(q.Header, q.Query), Invocation: invocation(q.Header)}
 			if ec.Library == "" {
 				ec.Library = library(q.Header)
@@ -215,7 +221,8 @@ func Analyze(in Input) document.Explain {
 	}
 	e.ExpectedMisses = expectedMisses(all)
 	for _, r := range all {
-		if r.Status >= 400 || r.Status == 0 {
+		// A request inferred from TLS records (no keys) has no status to judge.
+		if (r.Status >= 400 || r.Status == 0) && !r.Inferred {
 			e.Errors++
 		}
 	}

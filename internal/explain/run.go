@@ -147,6 +147,7 @@ func FromLab(l *lab.Lab, argv []string, code int, start, end time.Time, prices a
 		in.MSS, in.RecvBuffer = lab.MSS(n.MTU), n.RecvBuffer
 	}
 	e := Analyze(in)
+	e.Source = SourceLab
 	env := document.NewEnvelope("explain", document.NewRunID(), start)
 	env.Target = document.TargetInfo{URL: "lab", Provider: "lab", Endpoint: l.LocalEndpoint(mainAPI(e))}
 	env.Lab = l.Info(mainAPI(e))

@@ -25,6 +25,17 @@ func waterfallFigures(runs []HTMLRun) []figure {
 			"Grey: the connection open; orange: its handshake (TCP and TLS round trips); bars: requests (blue uploads, green downloads, grey other; red failed); "+
 			"dotted: the client's idle time before a request. Outlined in red, with the label in red: the connections and requests a finding names "+
 			"(hover for which).", strings.Join(e.Program, " "))
+		if e.Source != "" && e.Source != "lab" {
+			// Read off the wire (or a tunnel): say so, and what it cannot show.
+			caption += fmt.Sprintf(" Source: %s", e.Source)
+			if e.Path != "" {
+				caption += ", path " + e.Path
+			}
+			if e.PathNote != "" {
+				caption += " (" + e.PathNote + ")"
+			}
+			caption += "."
+		}
 		if len(e.Conns) > waterfallRows {
 			caption += fmt.Sprintf(" The first %d of %d connections.", waterfallRows, len(e.Conns))
 		}

@@ -66,6 +66,7 @@ func WriteExplain(w io.Writer, d *document.ExplainDocument, whatIf bool) error {
 			fmt.Fprintf(ew, "lab: %s\n", l.NetworkNote)
 		}
 	}
+	writeSource(ew, e)
 	pct := 0.0
 	if e.WallS > 0 {
 		pct = 100 * e.NotStorageS / e.WallS
@@ -244,4 +245,67 @@ func WriteExplainOut(w io.Writer, d *document.ExplainDocument, jsonOut, whatIf b
 		}
 		return WriteExplain(w, d, whatIf)
 	})
+}
+
+// writeSource says, for a timeline not recorded by the lab, where it came
+// from, what carried the program's packets and how each connection was
+// read (decrypted, inferred, connection facts only).
+func writeSource(w io.Writer, e *document.Explain) {
+	if e.Source == "" || e.Source == "lab" {
+		return
+	}
+	what := map[string]string{"wire": "the program's packets on its real path", "pcap": "a capture", "proxy": "a CONNECT tunnel (HTTPS_PROXY)"}[e.Source]
+	fmt.Fprintf(w, "source: %s (%s)", e.Source, what)
+	if e.Path != "" {
+		fmt.Fprintf(w, ", path %s", e.Path)
+	}
+	if e.RTTms > 0 {
+		fmt.Fprintf(w, ", round trip %s ms as its packets measured it", report.Num(e.RTTms))
+	}
+	fmt.Fprintln(w)
+	if e.PathNote != "" {
+		fmt.Fprintf(w, "source: %s\n", e.PathNote)
+	}
+	n := map[string]int{}
+	var order []string
+	for _, c := range e.Conns {
+		how := c.Read
+		if how == "" {
+			how = "unknown"
+		}
+		if n[how] == 0 {
+			order = append(order, how)
+		}
+		n[how]++
+	}
+	if len(order) == 0 {
+		return
+	}
+	words := map[string]string{"plain": "plain HTTP", "decrypted": "decrypted with the program's TLS keys", "inferred": "requests inferred from TLS records (no keys)",
+		"connection": "connection facts only (HTTP/2 or another protocol, no keys)", "unknown": "not read"}
+	parts := make([]string, 0, len(order))
+	for _, how := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", n[how], words[how]))
+	}
+	fmt.Fprintf(w, "connections read: %s\n", strings.Join(parts, "; "))
+	for _, c := range e.Conns {
+		if c.Read == "" {
+			continue
+		}
+		tls := ""
+		if c.TLSVersion != "" {
+			tls = " TLS " + c.TLSVersion
+			if c.Cipher != "" {
+				tls += " " + c.Cipher
+			}
+			if c.Resumed != "" {
+				tls += " resumed (" + c.Resumed + ")"
+			}
+		}
+		sni := ""
+		if c.SNI != "" {
+			sni = " " + c.SNI
+		}
+		fmt.Fprintf(w, "  conn %d%s%s: %s, %d requests\n", c.ID, sni, tls, c.Read, len(c.Requests))
+	}
 }

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/explain"
+	"github.com/objbench/objbench/internal/lab"
+	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/report/terminal"
+	"github.com/objbench/objbench/internal/usage"
+)
+
+// realFlags are explain's real-path flags: --real, --pcap, --pcap-in, --keylog.
+type realFlags struct {
+	real           bool
+	pcap           string
+	pcapIn, keyLog string
+}
+
+func (r *realFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&r.real, "real", false, "no lab: run the program on its real path (its own endpoints, its environment kept) in a network namespace whose packets objbench captures, "+
+		"and explain its traffic as the wire shows it (TLS read with the key log it writes to SSLKEYLOGFILE); --rtt, --bandwidth, --loss add that impairment on top; "+
+		"the host's loopback is at $OBJBENCH_HOST")
+	fs.StringVar(&r.pcap, "pcap", "", "with --real: also write the capture to FILE as pcapng, the TLS keys in a Decryption Secrets Block (a secret: mode 0600)")
+	fs.StringVar(&r.pcapIn, "pcap-in", "", "no lab, no program: explain a capture taken elsewhere (pcap or pcapng, e.g. tcpdump -w)")
+	fs.StringVar(&r.keyLog, "keylog", "", "with --pcap-in: the TLS key log (SSLKEYLOGFILE format) to read its connections with")
+}
+
+func (r *realFlags) on() bool { return r.real || r.pcapIn != "" || r.pcap != "" || r.keyLog != "" }
+
+// explainArgs are explain's arguments: PROFILE then -- COMMAND, or none
+// with --pcap-in.
+func explainArgs(r *realFlags) cobra.PositionalArgs {
+	withCommand := profileThenCommand("explain", "objbench explain cross-region -- python3 upload.py")
+	return func(cmd *cobra.Command, args []string) error {
+		if r.pcapIn != "" {
+			if len(args) > 0 {
+				return usage.Errorf("--pcap-in explains a capture: it takes no PROFILE or command, got %q", strings.Join(args, " "))
+			}
+			return nil
+		}
+		return withCommand(cmd, args)
+	}
+}
+
+// realLabFlags are the lab flags that shape the impairment --real adds;
+// every other lab flag is the lab's alone.
+var realLabFlags = map[string]bool{"rtt": true, "jitter": true, "bandwidth": true, "loss": true, "queue": true, "mtu": true}
+
+// realWire is the impairment the lab's flags (and PROFILE's link) ask for
+// on top of the real path.
+func realWire(lf *labFlags, fs *pflag.FlagSet, profile string) (netem.Config, error) {
+	var refused []string
+	fs.Visit(func(f *pflag.Flag) {
+		if isLabFlag(f) && !realLabFlags[f.Name] && f.Name != "network" {
+			refused = append(refused, "--"+f.Name)
+		}
+	})
+	if len(refused) > 0 {
+		return netem.Config{}, usage.Errorf("%s apply to the lab, not to --real (which adds only --rtt, --jitter, --bandwidth, --loss, --queue, --mtu)", strings.Join(refused, ", "))
+	}
+	cfg, err := lf.config(nil, profile)
+	if err != nil {
+		return netem.Config{}, err
+	}
+	prof, err := lab.LookupProfile(cfg.Profile)
+	if err != nil {
+		return netem.Config{}, usage.Wrap(err)
+	}
+	link := prof.Link
+	if cfg.RTT != nil {
+		link.RTT = *cfg.RTT
+	}
+	if cfg.Jitter != nil {
+		link.Jitter = *cfg.Jitter
+	}
+	if cfg.Bandwidth != nil {
+		link.Bandwidth = *cfg.Bandwidth
+	}
+	if cfg.Loss != nil {
+		link.Loss = *cfg.Loss
+	}
+	p := netem.Path{Delay: link.RTT / 2, Jitter: link.Jitter / 2, Rate: link.Bandwidth, Loss: link.Loss, Queue: cfg.Queue}
+	return netem.Config{Up: p, Down: p, MTU: cfg.MTU}, nil
+}
+
+func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.FlagSet, profile string, argv []string, stdout, stderr io.Writer) error {
+	r := &f.real
+	if r.real && r.pcapIn != "" {
+		return usage.Errorf("--real runs a program, --pcap-in reads a capture: give one")
+	}
+	if r.pcap != "" && !r.real {
+		return usage.Errorf("--pcap writes the capture of a --real run")
+	}
+	if r.keyLog != "" && r.pcapIn == "" {
+		return usage.Errorf("--keylog goes with --pcap-in (the live path reads the program's own key log)")
+	}
+	w, err := realWire(&f.lab, fs, profile)
+	if err != nil {
+		return err
+	}
+	labels, err := f.save.check()
+	if err != nil {
+		return err
+	}
+	d, err := explain.ExecuteReal(ctx, explain.RealCommand{Argv: argv, Timeout: f.timeout, ProgramOutput: f.output, Prices: f.prices,
+		Labels: labels, Stdin: os.Stdin, Stderr: stderr, Wire: w, Pcap: r.pcap, PcapIn: r.pcapIn, KeyLog: r.keyLog})
+	if msg, status, ok := explainFailed(err); ok {
+		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
+		return exitStatus{status}
+	} else if d == nil {
+		return fmt.Errorf("explain: %w", err)
+	}
+	runErr, thErr := err, f.th.Apply(stderr, d)
+	if werr := terminal.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
+		return werr
+	}
+	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
+		return serr
+	}
+	if r.pcapIn != "" {
+		return cmp.Or(runErr, thErr)
+	}
+	msg, status, err := explainEnded(d, argv, runErr)
+	if msg != "" {
+		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
+	}
+	if err != nil || status == 0 {
+		return cmp.Or(err, thErr)
+	}
+	return exitStatus{status}
+}
