@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/report/terminal"
@@ -76,6 +77,14 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	}
 	d, err := explain.Execute(ctx, explain.Command{Lab: labCfg, APIs: f.apis, Argv: argv, Timeout: f.timeout,
 		ProgramOutput: f.output, Prices: f.prices, Labels: labels, Stdin: os.Stdin, Stderr: stderr})
+	return explainOut(g, f, d, err, argv, false, stdout, stderr)
+}
+
+// explainOut ends an explain run (on the lab, the real path or a
+// capture): a run that could not explain anything is the error; else the
+// thresholds, the output, the saved result, and the exit status that says
+// how the program ended (none for a capture, which ran no program).
+func explainOut(g *globals, f *explainFlags, d *document.ExplainDocument, err error, argv []string, capture bool, stdout, stderr io.Writer) error {
 	if msg, status, ok := explainFailed(err); ok {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 		return exitStatus{status}
@@ -88,6 +97,9 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	}
 	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
 		return serr
+	}
+	if capture {
+		return cmp.Or(runErr, thErr)
 	}
 	msg, status, err := explainEnded(d, argv, runErr)
 	if msg != "" {

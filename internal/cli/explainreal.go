@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -12,9 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/explain"
-	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/lab/netem"
-	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -55,8 +51,9 @@ func explainArgs(r *realFlags) cobra.PositionalArgs {
 // every other lab flag is the lab's alone.
 var realLabFlags = map[string]bool{"rtt": true, "jitter": true, "bandwidth": true, "loss": true, "queue": true, "mtu": true}
 
-// realWire is the impairment the lab's flags (and PROFILE's link) ask for
-// on top of the real path.
+// realWire is the impairment the lab's flags (and PROFILE's link: its
+// bursty loss, reordering and duplication too) ask for on top of the real
+// path.
 func realWire(lf *labFlags, fs *pflag.FlagSet, profile string) (netem.Config, error) {
 	var refused []string
 	fs.Visit(func(f *pflag.Flag) {
@@ -71,25 +68,11 @@ func realWire(lf *labFlags, fs *pflag.FlagSet, profile string) (netem.Config, er
 	if err != nil {
 		return netem.Config{}, err
 	}
-	prof, err := lab.LookupProfile(cfg.Profile)
+	w, err := cfg.Wire()
 	if err != nil {
 		return netem.Config{}, usage.Wrap(err)
 	}
-	link := prof.Link
-	if cfg.RTT != nil {
-		link.RTT = *cfg.RTT
-	}
-	if cfg.Jitter != nil {
-		link.Jitter = *cfg.Jitter
-	}
-	if cfg.Bandwidth != nil {
-		link.Bandwidth = *cfg.Bandwidth
-	}
-	if cfg.Loss != nil {
-		link.Loss = *cfg.Loss
-	}
-	p := netem.Path{Delay: link.RTT / 2, Jitter: link.Jitter / 2, Rate: link.Bandwidth, Loss: link.Loss, Queue: cfg.Queue}
-	return netem.Config{Up: p, Down: p, MTU: cfg.MTU}, nil
+	return w, nil
 }
 
 func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.FlagSet, profile string, argv []string, stdout, stderr io.Writer) error {
@@ -113,28 +96,5 @@ func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.
 	}
 	d, err := explain.ExecuteReal(ctx, explain.RealCommand{Argv: argv, Timeout: f.timeout, ProgramOutput: f.output, Prices: f.prices,
 		Labels: labels, Stdin: os.Stdin, Stderr: stderr, Wire: w, Pcap: r.pcap, PcapIn: r.pcapIn, KeyLog: r.keyLog})
-	if msg, status, ok := explainFailed(err); ok {
-		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
-		return exitStatus{status}
-	} else if d == nil {
-		return fmt.Errorf("explain: %w", err)
-	}
-	runErr, thErr := err, f.th.Apply(stderr, d)
-	if werr := terminal.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
-		return werr
-	}
-	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
-		return serr
-	}
-	if r.pcapIn != "" {
-		return cmp.Or(runErr, thErr)
-	}
-	msg, status, err := explainEnded(d, argv, runErr)
-	if msg != "" {
-		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
-	}
-	if err != nil || status == 0 {
-		return cmp.Or(err, thErr)
-	}
-	return exitStatus{status}
+	return explainOut(g, f, d, err, argv, r.pcapIn != "", stdout, stderr)
 }

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
@@ -231,10 +230,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 		}
 	}()
 	started := time.Now()
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
-	if cfg.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-	}
+	runCtx, cancel := bounded(ctx, cfg.Timeout)
 	defer cancel()
 	stopPoll := make(chan struct{})
 	polled := make(chan struct{})
@@ -328,10 +324,7 @@ func runTunnel(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, 
 	}
 	defer t.Close()
 	started := time.Now()
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
-	if cfg.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-	}
+	runCtx, cancel := bounded(ctx, cfg.Timeout)
 	defer cancel()
 	env := append(append(append(os.Environ(), t.env()...), realpath.HostEnv+"=127.0.0.1"), cfg.Env...)
 	code, err := runIn(runCtx, (*exec.Cmd).Start, cfg.Argv, env, cfg.Stdin, cfg.Output)
@@ -441,30 +434,7 @@ func runIn(ctx context.Context, start func(*exec.Cmd) error, argv, env []string,
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := start(cmd); err != nil {
-		return 0, fmt.Errorf("start %s: %w", argv[0], err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(5 * time.Second):
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
-		case <-exited:
-		}
-	}()
-	err = cmd.Wait()
-	close(exited)
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if code, ok := netns.ExitCode(err); ok {
-		return code, nil
-	}
-	return 0, fmt.Errorf("%s: %s", strings.Join(argv, " "), err)
+	return lab.RunGroup(ctx, cmd, start, argv)
 }
 
 // WireMeta is what a wire timeline's explanation needs beside it.

@@ -82,10 +82,7 @@ func runProgram(ctx context.Context, cfg Config) (*document.ExplainDocument, err
 	}
 	defer l.Close()
 	started := time.Now()
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
-	if cfg.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-	}
+	runCtx, cancel := bounded(ctx, cfg.Timeout)
 	defer cancel()
 	tail := &tailBuffer{max: 64 << 10}
 	out := io.MultiWriter(cfg.Output, tail)
@@ -297,4 +294,13 @@ func (p *PrefixWriter) Flush() error {
 	_, err := io.WriteString(p.w, p.prefix+string(p.line)+"\n")
 	p.line = p.line[:0]
 	return err
+}
+
+// bounded is ctx for the program's run: limited to timeout when there is
+// one (explain's --timeout), cancelled when the run ends either way.
+func bounded(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
+	}
+	return context.WithCancel(ctx)
 }

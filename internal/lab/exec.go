@@ -109,12 +109,22 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = append(append(l.inherited(os.Environ()), l.Env(caFile)...), extra...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := cmd.Start
 	if l.kn != nil { // the program's own TCP on the wire: start it in its namespace
 		start = func() error { return l.kn.pair.Client.Start(cmd) }
 	}
-	if err := start(); err != nil {
+	return RunGroup(ctx, cmd, func(*exec.Cmd) error { return start() }, argv)
+}
+
+// RunGroup starts cmd with start (cmd.Start, or into a namespace) in a
+// process group of its own and waits for it; argv names it in errors.
+// Cancelling ctx stops the group (SIGTERM, SIGKILL after 5 s), and what the
+// command leaves running in its group when it exits is stopped with it:
+// it would talk to a lab or a path that is about to stop. The command's
+// exit status is the code; an error only says it could not run.
+func RunGroup(ctx context.Context, cmd *exec.Cmd, start func(*exec.Cmd) error, argv []string) (int, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := start(cmd); err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	exited := make(chan struct{})
@@ -130,10 +140,8 @@ func (l *Lab) ExecEnv(ctx context.Context, argv, extra []string, stdin io.Reader
 		case <-exited:
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	close(exited)
-	// What the command left running in its group would talk to a lab
-	// that is about to stop: end it with the command.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if code, ok := netns.ExitCode(err); ok {
 		return code, nil

@@ -111,8 +111,7 @@ func (l *Lab) buffers() netem.Buffers {
 // the jitter each way; the rate, queue, loss, reordering and duplication
 // each way.
 func (l *Lab) netemConfig() netem.Config {
-	p := netem.Path{Delay: l.link.RTT / 2, Jitter: l.link.Jitter / 2, Rate: l.link.Bandwidth, Queue: l.cfg.Queue, Loss: l.link.Loss,
-		Bursty: l.link.Bursty, Reorder: l.link.Reorder, Duplicate: l.link.Duplicate}
+	p := l.cfg.path(l.link)
 	mtu := l.cfg.MTU
 	if mtu == 0 {
 		mtu = defaultMTU
@@ -123,6 +122,25 @@ func (l *Lab) netemConfig() netem.Config {
 	server := l.buffers()
 	server.SendMax = max(server.SendMax, 4*server.RecvMax)
 	return netem.Config{Up: p, Down: p, MTU: mtu, Client: l.buffers(), Server: server}
+}
+
+// path is one direction of the wire over link: half its round trip and
+// jitter, its rate, loss, reordering and duplication, and cfg's queue.
+func (cfg Config) path(link Link) netem.Path {
+	return netem.Path{Delay: link.RTT / 2, Jitter: link.Jitter / 2, Rate: link.Bandwidth, Queue: cfg.Queue, Loss: link.Loss,
+		Bursty: link.Bursty, Reorder: link.Reorder, Duplicate: link.Duplicate}
+}
+
+// Wire is the emulated wire alone that cfg asks for (its profile's link
+// with the settings that override it), without the lab's servers or
+// stacks: explain --real adds it on top of a real path.
+func (cfg Config) Wire() (netem.Config, error) {
+	prof, err := LookupProfile(cfg.Profile)
+	if err != nil {
+		return netem.Config{}, err
+	}
+	p := cfg.path(cfg.link(prof))
+	return netem.Config{Up: p, Down: p, MTU: cfg.MTU}, nil
 }
 
 // Network describes the network in use.
