@@ -14,8 +14,9 @@ type Path struct{}
 // Start fails: no namespaces here.
 func Start(Config) (*Path, error) { return nil, ErrUnavailable }
 
-// Mode, Env, Run, Dial, Do, Stats and Close are never reached.
+// Mode, Note, Env, Run, Dial, Do, Stats and Close are never reached.
 func (p *Path) Mode() string                                           { return "" }
+func (p *Path) Note() string                                           { return "" }
 func (p *Path) Env() []string                                          { return nil }
 func (p *Path) Run(*exec.Cmd) error                                    { return ErrUnavailable }
 func (p *Path) Dial(context.Context, string, string) (net.Conn, error) { return nil, ErrUnavailable }
