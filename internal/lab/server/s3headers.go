@@ -13,8 +13,13 @@ var echoedHeaders = []string{
 	"X-Amz-Decoded-Content-Length", "X-Amz-Trailer", "X-Amz-Security-Token",
 }
 
+// etagHeader carries, from the store to s3Answers, an ETag gofakes3
+// cannot form (it writes an object's hash in hex): a multipart object's.
+const etagHeader = "X-Objbench-Etag"
+
 // s3Answers makes the S3 server's GET and HEAD answers carry what S3's
-// do: none of the PUT's own request headers, and an object's checksum
+// do: a multipart object's ETag as its completion gave it, none of the
+// PUT's own request headers, and an object's checksum
 // only when the client asked for it (x-amz-checksum-mode: ENABLED) and
 // only for the whole object: S3 sends no full-object checksum with a
 // range, and an SDK that validates one against a part of the body fails
@@ -49,6 +54,10 @@ func (a *answerWriter) clean() {
 	if !a.wrote {
 		a.wrote = true
 		h := a.Header()
+		if etag := h.Get(etagHeader); etag != "" {
+			h.Set("ETag", etag)
+			h.Del(etagHeader)
+		}
 		for _, k := range echoedHeaders {
 			h.Del(k)
 		}

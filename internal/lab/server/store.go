@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,9 +42,12 @@ type diskBucket struct {
 // diskObject is one stored version. Its files are removed once it is
 // replaced or deleted and no read still holds it (refs).
 type diskObject struct {
-	name     string
-	size     int64
-	hash     []byte // MD5 of the whole body, as gofakes3 reports it
+	name string
+	size int64
+	hash []byte // MD5 of the whole body, as gofakes3 reports it (of the parts' MD5s for a multipart object)
+	// etag, when set, is the object's ETag where it is not hash in hex: a
+	// multipart object's "MD5-N", as S3 answers it (see s3Answers).
+	etag     string
 	meta     map[string]string
 	modified time.Time
 	segs     []segment
@@ -158,7 +162,7 @@ func (d *diskStore) ListBucket(name string, prefix *gofakes3.Prefix, page gofake
 			out.Add(&gofakes3.Content{
 				Key:          k,
 				LastModified: gofakes3.NewContentTime(o.modified),
-				ETag:         gofakes3.FormatETag(o.hash),
+				ETag:         o.eTag(),
 				Size:         o.size,
 			})
 		}
@@ -247,7 +251,7 @@ func (d *diskStore) GetObject(bucket, key string, rng *gofakes3.ObjectRangeReque
 		start, length = r.Start, r.Length
 	}
 	return &gofakes3.Object{
-		Name: o.name, Metadata: o.meta, Size: o.size, Hash: o.hash, Range: r,
+		Name: o.name, Metadata: o.answerMeta(), Size: o.size, Hash: o.hash, Range: r,
 		Contents: &segReader{obj: o, off: start, end: start + length},
 	}, nil
 }
@@ -258,7 +262,7 @@ func (d *diskStore) HeadObject(bucket, key string) (*gofakes3.Object, error) {
 		return nil, err
 	}
 	defer o.release()
-	return &gofakes3.Object{Name: o.name, Metadata: o.meta, Size: o.size, Hash: o.hash, Contents: io.NopCloser(strings.NewReader(""))}, nil
+	return &gofakes3.Object{Name: o.name, Metadata: o.answerMeta(), Size: o.size, Hash: o.hash, Contents: io.NopCloser(strings.NewReader(""))}, nil
 }
 
 func (d *diskStore) DeleteObject(bucket, key string) (gofakes3.ObjectDeleteResult, error) {
@@ -478,7 +482,6 @@ func (d *diskStore) CompleteMultipartUpload(bucket, key string, id gofakes3.Uplo
 		o.meta = map[string]string{}
 	}
 	sums := md5.New()
-	whole := md5.New()
 	prev := 0
 	for _, p := range in.Parts {
 		part := u.parts[p.PartNumber]
@@ -510,31 +513,38 @@ func (d *diskStore) CompleteMultipartUpload(bucket, key string, id gofakes3.Uplo
 	}
 	delete(d.uploads, id)
 	d.mu.Unlock()
-	// The whole body's MD5, which gofakes3 reports on a read, costs one
-	// pass over the files (read from the page cache, not held).
-	if err := hashSegments(whole, o.segs); err != nil {
-		return "", "", err
-	}
-	o.hash = whole.Sum(nil)
+	// S3 answers a multipart object's reads with the ETag its completion
+	// gave (the MD5 of the parts' MD5s, and their count), not the whole
+	// body's MD5: that would take a pass over every file.
+	o.hash = sums.Sum(nil)
+	o.etag = fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(o.hash), len(in.Parts))
 	if err := d.store(bucket, o, nil); err != nil {
 		return "", "", err
 	}
-	return "", fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(sums.Sum(nil)), len(in.Parts)), nil
+	return "", o.etag, nil
 }
 
-func hashSegments(h io.Writer, segs []segment) error {
-	for _, s := range segs {
-		f, err := os.Open(s.path)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return err
-		}
+// eTag is the object's ETag as S3 lists and answers it.
+func (o *diskObject) eTag() string {
+	if o.etag != "" {
+		return o.etag
 	}
-	return nil
+	return gofakes3.FormatETag(o.hash)
+}
+
+// answerMeta is the metadata gofakes3 writes as a read's headers: the
+// object's, with the ETag it cannot form itself (a multipart object's)
+// under etagHeader for s3Answers to put in place.
+func (o *diskObject) answerMeta() map[string]string {
+	if o.etag == "" {
+		return o.meta
+	}
+	m := maps.Clone(o.meta)
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[etagHeader] = o.etag
+	return m
 }
 
 // segReader reads [off, end) of an object's segments, opening each file

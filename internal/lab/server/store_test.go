@@ -70,6 +70,32 @@ func TestDiskStore(t *testing.T) {
 	if got, want := aws.ToString(co.ETag), fmt.Sprintf(`"%s-2"`, hex.EncodeToString(ms[:])); got != want {
 		t.Errorf("multipart ETag %s, want %s", got, want)
 	}
+	// S3 answers reads and lists of either object with the ETag its
+	// upload returned (a multipart object's is not its body's MD5).
+	etags := map[string]string{"single": aws.ToString(out.ETag), "multi": aws.ToString(co.ETag)}
+	for key, want := range etags {
+		hd, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(Bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(Bucket), Key: aws.String(key), Range: aws.String("bytes=0-0")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Body.Close()
+		if aws.ToString(hd.ETag) != want || aws.ToString(g.ETag) != want {
+			t.Errorf("%s: HEAD ETag %s, GET ETag %s, want %s", key, aws.ToString(hd.ETag), aws.ToString(g.ETag), want)
+		}
+	}
+	ls, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(Bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range ls.Contents {
+		if want := etags[aws.ToString(o.Key)]; aws.ToString(o.ETag) != want {
+			t.Errorf("list: %s ETag %s, want %s", aws.ToString(o.Key), aws.ToString(o.ETag), want)
+		}
+	}
 	for _, tc := range []struct {
 		key        string
 		start, end int
