@@ -1,33 +1,29 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/objbench/objbench/internal/lab"
-	"github.com/objbench/objbench/internal/lab/server"
 )
 
 // maxHotPartitions bounds the partitions writeThrottled names per API.
 const maxHotPartitions = 5
 
 // writeThrottled prints, for each limited API, the partitions that
-// refused requests, the hottest first: where the lab pushed back, and
-// how far a partition's rate grew.
+// refused requests (Limiter.Hot, the hottest first): where the lab pushed
+// back, and how far a partition's rate grew.
 func writeThrottled(w io.Writer, l *lab.Lab) {
 	for _, api := range lab.APIs {
 		lm := l.Limiter(api)
 		if lm == nil {
 			continue
 		}
-		st := slices.DeleteFunc(lm.Stats(), func(p server.PartitionStats) bool { return p.Throttled == 0 })
+		st := lm.Hot()
 		if len(st) == 0 {
 			fmt.Fprintf(w, "objbench lab: %s throttled nothing\n", api)
 			continue
 		}
-		slices.SortStableFunc(st, func(a, b server.PartitionStats) int { return cmp.Compare(b.Throttled, a.Throttled) })
 		for i, p := range st {
 			if i == maxHotPartitions {
 				fmt.Fprintf(w, "  … and %d more partitions\n", len(st)-i)

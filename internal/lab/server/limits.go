@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -567,6 +568,14 @@ func (lm *Limiter) Stats() []PartitionStats {
 		return strings.Compare(a.Name+"\x00"+a.Class, b.Name+"\x00"+b.Class)
 	})
 	return out
+}
+
+// Hot lists the partitions that refused requests, the most refusals
+// first (by name among equals): where the lab pushed back.
+func (lm *Limiter) Hot() []PartitionStats {
+	st := slices.DeleteFunc(lm.Stats(), func(p PartitionStats) bool { return p.Throttled == 0 })
+	slices.SortStableFunc(st, func(a, b PartitionStats) int { return cmp.Compare(b.Throttled, a.Throttled) })
+	return st
 }
 
 // Throttle answers a refused request with its provider's error: S3's

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -406,5 +407,29 @@ func TestLimiterForgets(t *testing.T) {
 	}
 	if !found {
 		t.Error("the hot partition was forgotten")
+	}
+}
+
+// TestLimiterHot: Hot lists only the partitions that refused requests,
+// the most refusals first.
+func TestLimiterHot(t *testing.T) {
+	t.Parallel()
+	lim, err := ParseLimit("s3:get=1/s,partition=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fakeClock{t: time.Unix(1e9, 0)}
+	lm := NewLimiter(lim, c.now)
+	for prefix, n := range map[string]int{"cold": 1, "warm": 3, "hot": 6} {
+		for range n {
+			lm.Admit(request("GET", "/objbench/"+prefix+"/a"))
+		}
+	}
+	var got []string
+	for _, p := range lm.Hot() {
+		got = append(got, fmt.Sprintf("%s:%d", p.Name, p.Throttled))
+	}
+	if want := []string{"objbench/hot/:5", "objbench/warm/:2"}; !slices.Equal(got, want) {
+		t.Errorf("Hot %v, want %v (cold refused nothing)", got, want)
 	}
 }
