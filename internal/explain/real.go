@@ -261,6 +261,7 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 	close(stopPoll)
 	<-polled
 	cp.keys(kl.poll())
+	st := p.Stats()
 	perr := p.Close()
 	pathClosed = true
 	cp.mu.Lock()
@@ -287,7 +288,23 @@ func runReal(ctx context.Context, cfg RealConfig) (*document.ExplainDocument, er
 	if p.Mode() == realpath.ModeTranslator && cfg.Notice != nil {
 		fmt.Fprintf(cfg.Notice, "objbench: explain: %s\n", pathNotes[realpath.ModeTranslator])
 	}
+	if cfg.Notice != nil {
+		pathNotice(cfg.Notice, st)
+	}
 	return finishReal(ctx, d, cfg.Argv, cfg.Timeout, cfg.RunID, cfg.Labels, code, timedOut)
+}
+
+// pathNotice says what the path could not carry: connections refused
+// beyond the translator (with the last one's reason, as the program saw only
+// a reset) and packets to destinations it could not reach.
+func pathNotice(w io.Writer, st realpath.Stats) {
+	if st.Refused > 0 {
+		fmt.Fprintf(w, "objbench: explain: %d of the program's %d connections were refused beyond the edge (the program saw a reset); the last: %s\n",
+			st.Refused, st.Refused+st.Translated, st.LastRefusal)
+	}
+	if st.Unreachable > 0 {
+		fmt.Fprintf(w, "objbench: explain: %d packets went to destinations the path does not carry (answered unreachable: UDP other than DNS, such as QUIC, and ICMP are not carried)\n", st.Unreachable)
+	}
 }
 
 // Stand-ins for a test of the choice of path.

@@ -189,8 +189,12 @@ func (p *Path) Stats() Stats {
 	if p.router == nil {
 		return Stats{}
 	}
-	return Stats{Lookups: p.router.lookups.Load(), Unreachable: p.router.unreachable.Load(),
+	st := Stats{Lookups: p.router.lookups.Load(), Unreachable: p.router.unreachable.Load(),
 		Translated: p.router.tr.conns.Load(), Refused: p.router.tr.refused.Load()}
+	if why := p.router.tr.lastRefusal.Load(); why != nil {
+		st.LastRefusal = *why
+	}
+	return st
 }
 
 // Close stops the wire and drops the namespace and both devices.

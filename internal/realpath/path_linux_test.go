@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,5 +185,33 @@ func TestLoopbackNameServer(t *testing.T) {
 	defer mu.Unlock()
 	if udp < 2 {
 		t.Errorf("%d lookup packets captured, want the query and its answer at least", udp)
+	}
+}
+
+// TestTranslatorRefusal: a destination refused beyond the edge is refused to
+// the program too, and the path counts it with the reason.
+func TestTranslatorRefusal(t *testing.T) {
+	needNamespaces(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // nobody listens there now
+	p, err := Start(Config{Capture: func(time.Time, []byte) {}, Translator: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	c, err := p.Dial(ctx, "tcp4", netip.AddrPortFrom(HostAddr, uint16(port)).String())
+	if err == nil {
+		c.Close()
+		t.Fatal("the program's connection to a closed port was accepted")
+	}
+	st := p.Stats()
+	if st.Refused != 1 || st.Translated != 0 || !strings.Contains(st.LastRefusal, "refused") {
+		t.Errorf("stats %+v: want 1 refused, 0 translated, the dial's error as the reason", st)
 	}
 }

@@ -73,6 +73,7 @@ type Stats struct {
 	// could not carry (answered with ICMP unreachable).
 	Lookups, Unreachable int64
 	// Translated connections went through the translator; Refused were
-	// refused beyond it.
+	// refused beyond it, the last for LastRefusal (the dial's error).
 	Translated, Refused int64
+	LastRefusal         string
 }

@@ -38,6 +38,9 @@ type translator struct {
 	dial func(ctx context.Context, addr string) (net.Conn, error)
 
 	conns, refused atomic.Int64
+	// lastRefusal is why the last refused connection was refused (the
+	// dial's error), for the notice after the run.
+	lastRefusal atomic.Pointer[string]
 }
 
 // newTranslator starts the stack; out receives every packet it sends
@@ -122,6 +125,8 @@ func (t *translator) accept(r *tcp.ForwarderRequest) {
 	up, err := t.dial(t.ctx, beyond(dst, id.LocalPort))
 	if err != nil {
 		t.refused.Add(1)
+		why := err.Error()
+		t.lastRefusal.Store(&why)
 		r.Complete(true)
 		return
 	}
