@@ -75,9 +75,14 @@ func runExplain(ctx context.Context, g *globals, f *explainFlags, profile string
 	if err != nil {
 		return err
 	}
-	d, err := explain.Execute(ctx, explain.Command{Lab: labCfg, APIs: f.apis, Argv: argv, Timeout: f.timeout,
-		ProgramOutput: f.output, Prices: f.prices, Labels: labels, Stdin: os.Stdin, Stderr: stderr})
+	d, err := explain.Execute(ctx, explain.Command{Program: f.program(argv, labels, stderr), Lab: labCfg, APIs: f.apis})
 	return explainOut(g, f, d, err, argv, false, stdout, stderr)
+}
+
+// program is what explain's flags say about the program.
+func (f *explainFlags) program(argv []string, labels map[string]string, stderr io.Writer) explain.Program {
+	return explain.Program{Argv: argv, Timeout: f.timeout, ProgramOutput: f.output, Prices: f.prices,
+		Labels: labels, Stdin: os.Stdin, Stderr: stderr}
 }
 
 // explainOut ends an explain run (on the lab, the real path or a

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,15 +76,6 @@ func realWire(lf *labFlags, fs *pflag.FlagSet, profile string) (netem.Config, er
 
 func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.FlagSet, profile string, argv []string, stdout, stderr io.Writer) error {
 	r := &f.real
-	if r.real && r.pcapIn != "" {
-		return usage.Errorf("--real runs a program, --pcap-in reads a capture: give one")
-	}
-	if r.pcap != "" && !r.real {
-		return usage.Errorf("--pcap writes the capture of a --real run")
-	}
-	if r.keyLog != "" && r.pcapIn == "" {
-		return usage.Errorf("--keylog goes with --pcap-in (the live path reads the program's own key log)")
-	}
 	w, err := realWire(&f.lab, fs, profile)
 	if err != nil {
 		return err
@@ -94,7 +84,7 @@ func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.
 	if err != nil {
 		return err
 	}
-	d, err := explain.ExecuteReal(ctx, explain.RealCommand{Argv: argv, Timeout: f.timeout, ProgramOutput: f.output, Prices: f.prices,
-		Labels: labels, Stdin: os.Stdin, Stderr: stderr, Wire: w, Pcap: r.pcap, PcapIn: r.pcapIn, KeyLog: r.keyLog})
+	d, err := explain.ExecuteReal(ctx, explain.RealCommand{Program: f.program(argv, labels, stderr),
+		Real: r.real, Wire: w, Pcap: r.pcap, PcapIn: r.pcapIn, KeyLog: r.keyLog})
 	return explainOut(g, f, d, err, argv, r.pcapIn != "", stdout, stderr)
 }

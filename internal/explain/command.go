@@ -5,15 +5,15 @@ import (
 	"io"
 	"time"
 
+	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/usage"
 )
 
-// Command is explain's command line as plain settings.
-type Command struct {
-	Lab  lab.Config
-	APIs []string
+// Program is what every explain command line gives about the program:
+// how it runs and where its output goes.
+type Program struct {
 	Argv []string
 	// Timeout stops the program; 0 is none.
 	Timeout time.Duration
@@ -27,16 +27,42 @@ type Command struct {
 	Stderr io.Writer
 }
 
+// Command is explain's command line as plain settings.
+type Command struct {
+	Program
+	Lab  lab.Config
+	APIs []string
+}
+
+// prices checks the program's settings for the APIs given (a mistake is a
+// usage.Error) and reads its prices.
+func (p Program) prices(apis []string) (analysis.Prices, error) {
+	prices, err := Check(apis, p.Timeout, p.Prices)
+	if err != nil {
+		return analysis.Prices{}, usage.Wrap(err)
+	}
+	return prices, nil
+}
+
+// output opens where the program's output goes.
+func (p Program) output() (io.Writer, func() error, error) {
+	out, closeOut, err := ProgramOutput(p.ProgramOutput, p.Argv[0], p.Stderr)
+	if err != nil {
+		return nil, nil, usage.Wrap(err)
+	}
+	return out, closeOut, nil
+}
+
 // Execute checks c (a mistake is a usage.Error), then runs the
 // program under a recording lab and explains it (see Run).
 func Execute(ctx context.Context, c Command) (*document.ExplainDocument, error) {
-	prices, err := Check(c.APIs, c.Timeout, c.Prices)
+	prices, err := c.prices(c.APIs)
 	if err != nil {
-		return nil, usage.Wrap(err)
+		return nil, err
 	}
-	out, closeOut, err := ProgramOutput(c.ProgramOutput, c.Argv[0], c.Stderr)
+	out, closeOut, err := c.output()
 	if err != nil {
-		return nil, usage.Wrap(err)
+		return nil, err
 	}
 	c.Lab.APIs = c.APIs
 	return Run(ctx, Config{Lab: c.Lab, Argv: c.Argv, Timeout: c.Timeout, Stdin: c.Stdin, Output: out, CloseOutput: closeOut,

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -21,15 +20,9 @@ import (
 // RealCommand is explain --real's and --pcap-in's command line as plain
 // settings.
 type RealCommand struct {
-	Argv    []string
-	Timeout time.Duration
-	// ProgramOutput is a file for the program's output ("" prefixes its
-	// lines onto Stderr).
-	ProgramOutput string
-	Prices        string
-	Labels        map[string]string
-	Stdin         io.Reader
-	Stderr        io.Writer
+	Program
+	// Real is --real: run the program on its real path.
+	Real bool
 	// Wire is the impairment on top of the real path.
 	Wire netem.Config
 	// Pcap is --pcap: where the live capture is written.
@@ -40,12 +33,28 @@ type RealCommand struct {
 	PcapIn, KeyLog string
 }
 
+// check says which of the real path's flags do not go together.
+func (c RealCommand) check() error {
+	switch {
+	case c.Real && c.PcapIn != "":
+		return usage.Errorf("--real runs a program, --pcap-in reads a capture: give one")
+	case c.Pcap != "" && !c.Real:
+		return usage.Errorf("--pcap writes the capture of a --real run")
+	case c.KeyLog != "" && c.PcapIn == "":
+		return usage.Errorf("--keylog goes with --pcap-in (the live path reads the program's own key log)")
+	}
+	return nil
+}
+
 // ExecuteReal runs the program on its real path and explains it (RunReal),
 // or explains the capture PcapIn.
 func ExecuteReal(ctx context.Context, c RealCommand) (*document.ExplainDocument, error) {
-	prices, err := Check(nil, c.Timeout, c.Prices)
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	prices, err := c.prices(nil)
 	if err != nil {
-		return nil, usage.Wrap(err)
+		return nil, err
 	}
 	if c.PcapIn != "" {
 		d, err := ExplainPcap(c.PcapIn, c.KeyLog, prices)
@@ -56,12 +65,9 @@ func ExecuteReal(ctx context.Context, c RealCommand) (*document.ExplainDocument,
 		d.Options = map[string]string{"pcap_in": "given"}
 		return d, nil
 	}
-	if c.KeyLog != "" {
-		return nil, usage.Errorf("--keylog goes with --pcap-in (the live path reads the program's own key log)")
-	}
-	out, closeOut, err := ProgramOutput(c.ProgramOutput, c.Argv[0], c.Stderr)
+	out, closeOut, err := c.output()
 	if err != nil {
-		return nil, usage.Wrap(err)
+		return nil, err
 	}
 	return RunReal(ctx, RealConfig{Argv: c.Argv, Timeout: c.Timeout, Stdin: c.Stdin, Output: out, CloseOutput: closeOut,
 		Prices: prices, RunID: document.NewRunID(), Labels: c.Labels, Wire: c.Wire, Pcap: c.Pcap, Notice: c.Stderr})
