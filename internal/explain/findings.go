@@ -406,15 +406,42 @@ func checksumRule(f *facts) []document.Finding {
 		units.FormatCounts(f.e.ExtraHeaders)), map[string]float64{}, nil, nil)}
 }
 
-// notStorageRule: much of the run spent away from storage.
+// notStorageRule: much of the run spent away from storage. The SDK's
+// backoff before retrying a throttled request is time away from storage
+// too, but it is not the program's own work: explain-throttled counts it,
+// and this rule leaves it out.
 func notStorageRule(f *facts) []document.Finding {
 	e := f.e
-	if e.WallS <= 0 || e.NotStorageS <= 0.5 || e.NotStorageS/e.WallS <= 0.3 {
+	away, backoff := e.NotStorageS, backoffAway(e)
+	away = max(away-backoff, 0)
+	if e.WallS <= 0 || away <= 0.5 || away/e.WallS <= 0.3 {
 		return nil
 	}
-	return []document.Finding{f.finding("explain-not-storage", "info", fmt.Sprintf(
-		"The program spent %.2f s of its %.2f s (%.0f%%) not talking to storage: start-up, imports, its own work.",
-		e.NotStorageS, e.WallS, 100*e.NotStorageS/e.WallS), map[string]float64{"not_storage_s": e.NotStorageS}, nil, nil)}
+	text := fmt.Sprintf("The program spent %.2f s of its %.2f s (%.0f%%) not talking to storage: start-up, imports, its own work.",
+		away, e.WallS, 100*away/e.WallS)
+	if backoff > 0 {
+		text += fmt.Sprintf(" (%.2f s more went in the SDK's backoff before retrying throttled requests: see explain-throttled.)", backoff)
+	}
+	return []document.Finding{f.finding("explain-not-storage", "info", text,
+		map[string]float64{"not_storage_s": e.NotStorageS, "backoff_s": backoff}, nil, nil)}
+}
+
+// backoffAway is the time the program spent waiting to retry throttled
+// requests while no request was in flight: the part of the time away from
+// storage that its SDK's backoff explains.
+func backoffAway(e *document.Explain) float64 {
+	t := throttles(e)
+	if len(t.waits) == 0 {
+		return 0
+	}
+	half := e.RTTms / 2000
+	var busy []interval
+	for _, c := range e.Conns {
+		for _, r := range c.Requests {
+			busy = append(busy, interval{r.ArrivedS - half, r.DoneS + half})
+		}
+	}
+	return max(union(append(slices.Clone(busy), t.waits...), 0, e.WallS)-union(busy, 0, e.WallS), 0)
 }
 
 // connIDs is "1, 2, 3" or "1, 2, ... 9 (7 in all)".

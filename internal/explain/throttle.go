@@ -46,6 +46,9 @@ type throttling struct {
 	// logs sum); backoffWall the time some request was waiting to be
 	// retried (the gaps' union).
 	backoff, backoffWall float64
+	// waits are those gaps, from the answer's arrival to the retry's
+	// leaving.
+	waits []interval
 	// retriedOK are the throttled requests a retry turned into a success:
 	// throttling, not errors.
 	retriedOK map[string]bool
@@ -145,7 +148,7 @@ func throttles(e *document.Explain) *throttling {
 			break
 		}
 	}
-	t.backoffWall = union(waits, math.Inf(-1), math.Inf(1))
+	t.backoffWall, t.waits = union(waits, math.Inf(-1), math.Inf(1)), waits
 	// Chains: the last attempt says how it ended.
 	for i, a := range t.attempts {
 		if a.first != i {

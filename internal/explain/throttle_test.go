@@ -171,3 +171,34 @@ func TestThrottleReplacedConn(t *testing.T) {
 		t.Errorf("throttling finding %+v, want the one retry", f.Evidence)
 	}
 }
+
+// TestNotStorageLeavesBackoff: a program whose time away from storage is
+// its SDK's backoff before retrying a throttled request is not told that
+// its own work took that time (explain-throttled says it); the same gap
+// between two requests that were not throttled is the program's own.
+func TestNotStorageLeavesBackoff(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	rtt := 20 * time.Millisecond
+	const boto = "Boto3/1.44.5 md/Botocore#1.44.5 Python/3.11"
+	for _, tc := range []struct {
+		name       string
+		first      int
+		notStorage bool
+	}{
+		{"a 3 s backoff after a 503", 503, false},
+		{"3 s of the program's own work", 200, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, fs := explainFake(t, t0, rtt, tryConn(t0, rtt, 1, "s3", boto, 0,
+				try{"PUT", "/objbench/k0", 0, tc.first}, try{"PUT", "/objbench/k0", 3, 200}))
+			f := findingByID(fs, "explain-not-storage")
+			if (f.ID != "") != tc.notStorage {
+				t.Errorf("explain-not-storage %q; want it %v", f.Text, tc.notStorage)
+			}
+			if th := findingByID(fs, "explain-throttled"); (th.ID != "") == tc.notStorage {
+				t.Errorf("explain-throttled %q; want it %v", th.Text, !tc.notStorage)
+			}
+		})
+	}
+}
