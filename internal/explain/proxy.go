@@ -18,11 +18,9 @@ import (
 // refuses the real clouds' hosts and passes anything else on unchanged.
 // The lab's own endpoints are in NO_PROXY.
 type watch struct {
-	ln    net.Listener
+	srv   loopServer
 	mu    sync.Mutex
 	hosts []string
-	wg    sync.WaitGroup
-	conns map[net.Conn]struct{}
 	// labHosts go into NO_PROXY beside loopback.
 	labHosts []string
 }
@@ -41,9 +39,8 @@ func startWatch(listen func(network, addr string) (net.Listener, error), labHost
 	if err != nil {
 		return nil
 	}
-	w := &watch{ln: ln, conns: map[net.Conn]struct{}{}, labHosts: labHosts}
-	w.wg.Add(1)
-	go w.accept()
+	w := &watch{labHosts: labHosts}
+	w.srv.start(ln, w.serve)
 	return w
 }
 
@@ -52,7 +49,7 @@ func (w *watch) env() []string {
 	if w == nil {
 		return nil
 	}
-	u := "http://" + w.ln.Addr().String()
+	u := w.srv.url()
 	noProxy := strings.Join(append([]string{"127.0.0.1", "localhost", "::1", ".objbench.test"}, w.labHosts...), ",")
 	if v := os.Getenv("NO_PROXY"); v != "" {
 		noProxy += "," + v
@@ -80,33 +77,6 @@ func (w *watch) note(host string) {
 		}
 	}
 	w.hosts = append(w.hosts, host)
-}
-
-func (w *watch) track(c net.Conn, add bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if add {
-		w.conns[c] = struct{}{}
-	} else {
-		delete(w.conns, c)
-	}
-}
-
-func (w *watch) accept() {
-	defer w.wg.Done()
-	for {
-		c, err := w.ln.Accept()
-		if err != nil {
-			return
-		}
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			w.track(c, true)
-			defer w.track(c, false)
-			w.serve(c)
-		}()
-	}
 }
 
 // serve handles one client connection: a CONNECT tunnel, or plain HTTP
@@ -138,8 +108,8 @@ func (w *watch) serve(c net.Conn) {
 				_, _ = io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
 				return
 			}
-			w.track(up, true)
-			defer w.track(up, false)
+			w.srv.track(up, true)
+			defer w.srv.track(up, false)
 			_, _ = io.WriteString(c, "HTTP/1.1 200 Connection Established\r\n\r\n")
 			done := make(chan struct{})
 			go func() {
@@ -178,13 +148,7 @@ func (w *watch) Close() {
 	if w == nil {
 		return
 	}
-	w.ln.Close()
-	w.mu.Lock()
-	for c := range w.conns {
-		c.Close()
-	}
-	w.mu.Unlock()
-	w.wg.Wait()
+	w.srv.close()
 }
 
 // cloudHost names the real cloud a host belongs to and the variable a

@@ -31,7 +31,7 @@ func TestWatch(t *testing.T) {
 	defer plain.Close()
 	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "tunnel") }))
 	defer secure.Close()
-	proxyURL, _ := url.Parse("http://" + w.ln.Addr().String())
+	proxyURL, _ := url.Parse(w.srv.url())
 	tr := secure.Client().Transport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyURL(proxyURL)
 	c := &http.Client{Transport: tr}

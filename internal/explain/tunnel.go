@@ -23,11 +23,9 @@ import (
 // the server's). It does not see the program's own TCP (the tunnel ends
 // it on loopback), nor a program that ignores HTTPS_PROXY.
 type tunnel struct {
-	ln    net.Listener
+	srv   loopServer
 	mu    sync.Mutex
 	conns []*timeline.Conn
-	wg    sync.WaitGroup
-	open  map[net.Conn]struct{}
 	ctx   context.Context
 	stop  context.CancelFunc
 }
@@ -37,17 +35,16 @@ func startTunnel() (*tunnel, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tunnel{ln: ln, open: map[net.Conn]struct{}{}}
+	t := &tunnel{}
 	t.ctx, t.stop = context.WithCancel(context.Background())
-	t.wg.Add(1)
-	go t.accept()
+	t.srv.start(ln, t.serve)
 	return t, nil
 }
 
 // env points the program at the tunnel; NO_PROXY is cleared (loopback
 // goes through it too), unless the user set one.
 func (t *tunnel) env() []string {
-	u := "http://" + t.ln.Addr().String()
+	u := t.srv.url()
 	return []string{"HTTPS_PROXY=" + u, "https_proxy=" + u, "HTTP_PROXY=" + u, "http_proxy=" + u, "ALL_PROXY=" + u, "all_proxy=" + u,
 		"NO_PROXY=" + noProxyUser(), "no_proxy=" + noProxyUser()}
 }
@@ -59,33 +56,6 @@ func noProxyUser() string {
 		}
 	}
 	return ""
-}
-
-func (t *tunnel) accept() {
-	defer t.wg.Done()
-	for {
-		c, err := t.ln.Accept()
-		if err != nil {
-			return
-		}
-		t.track(c, true)
-		t.wg.Add(1)
-		go func() {
-			defer t.wg.Done()
-			defer t.track(c, false)
-			t.serve(c)
-		}()
-	}
-}
-
-func (t *tunnel) track(c net.Conn, add bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if add {
-		t.open[c] = struct{}{}
-	} else {
-		delete(t.open, c)
-	}
 }
 
 func (t *tunnel) newConn(server string, at time.Time) *timeline.Conn {
@@ -114,8 +84,8 @@ func (t *tunnel) serve(c net.Conn) {
 		return
 	}
 	defer up.Close()
-	t.track(up, true)
-	defer t.track(up, false)
+	t.srv.track(up, true)
+	defer t.srv.track(up, false)
 	conn := t.newConn(req.Host, at)
 	t.mu.Lock()
 	conn.Accepted = time.Now()
@@ -319,12 +289,6 @@ func (t *tunnel) result() []timeline.Conn {
 
 // Close stops the tunnel and every connection it carries, and waits.
 func (t *tunnel) Close() {
-	t.ln.Close()
 	t.stop()
-	t.mu.Lock()
-	for c := range t.open {
-		c.Close()
-	}
-	t.mu.Unlock()
-	t.wg.Wait()
+	t.srv.close()
 }
