@@ -88,3 +88,61 @@ func mustRead(b Body, n int) []byte {
 	_, _ = b.ReadAt(p, 0)
 	return p
 }
+
+// TestVerifierFindsTheFirstFlip: whatever the range's start and the sizes
+// the body arrives in (the word-wise check has a path for a write that
+// starts or ends inside a word or crosses a block), a flipped byte is
+// found at its own offset, and an untouched body passes.
+func TestVerifierFindsTheFirstFlip(t *testing.T) {
+	t.Parallel()
+	b := BodyOf(3*bodyBlock + 77)
+	whole := mustRead(b, int(b.Size()))
+	for _, tc := range []struct {
+		name        string
+		start, end  int64 // the range [start, end)
+		flip        int64 // offset in the body; -1 none
+		chunk       int   // write size
+		wantBadAt   int64
+		wantCorrupt bool
+	}{
+		{"aligned none", 0, b.Size(), -1, 64 << 10, 0, false},
+		{"odd start none", 13, b.Size(), -1, 1000, 0, false},
+		{"odd start odd chunks", 5, b.Size(), bodyBlock + 3, 7, bodyBlock + 3, true},
+		{"first byte", 0, 100, 0, 3, 0, true},
+		{"last byte", 9, b.Size(), b.Size() - 1, 4096, b.Size() - 1, true},
+		{"in a whole word", 0, b.Size(), 2*bodyBlock + 40, 64 << 10, 2*bodyBlock + 40, true},
+		{"head word", 3, 200, 6, 197, 6, true},
+		{"tail word", 0, 21, 19, 21, 19, true},
+		{"across a block", bodyBlock - 11, bodyBlock + 11, bodyBlock + 2, 22, bodyBlock + 2, true},
+		{"unrolled loop, word 3", 0, 4096, 8*3 + 5, 4096, 8*3 + 5, true},
+	} {
+		got := bytes.Clone(whole[tc.start:tc.end])
+		if tc.flip >= 0 {
+			got[tc.flip-tc.start] ^= 0x40
+		}
+		v := b.Verifier(tc.start)
+		for off := 0; off < len(got); off += tc.chunk {
+			_, _ = v.Write(got[off:min(off+tc.chunk, len(got))])
+		}
+		err := v.Check("get", "k", tc.end-tc.start)
+		if (err != nil) != tc.wantCorrupt {
+			t.Errorf("%s: err %v, want corrupt %v", tc.name, err, tc.wantCorrupt)
+			continue
+		}
+		if tc.wantCorrupt && v.bad != tc.wantBadAt {
+			t.Errorf("%s: first bad byte at %d, want %d", tc.name, v.bad, tc.wantBadAt)
+		}
+	}
+}
+
+// TestVerifierPastTheEnd: bytes beyond the body's end are never its own.
+func TestVerifierPastTheEnd(t *testing.T) {
+	t.Parallel()
+	b := BodyOf(1000)
+	got := append(mustRead(b, 1000)[990:], 0, 0)
+	v := b.Verifier(990)
+	_, _ = v.Write(got)
+	if !v.badSeen || v.bad != 1000 {
+		t.Fatalf("bad %v at %d, want the byte at 1000", v.badSeen, v.bad)
+	}
+}
