@@ -1,7 +1,7 @@
 // Command nullget is the cheapest client of a ranged GET that can be
 // written: the ceiling bench/large-objects.sh sets objbench's ranged
 // download against ("what loopback allows with MinIO serving"). It reads
-// one object in byte ranges of -part, -par at a time, over plain net/http
+// one object in byte ranges of each of -parts (MiB), each of -par at a time, over plain net/http
 // with one URL presigned once (SigV4, aws-sdk-go-v2's presigner, so no
 // signing per request and no SDK on the path), each range into a buffer
 // of its worker's and dropped: no verification, no tracing, no
@@ -10,7 +10,11 @@
 // (10^6 bytes/s) and the process's CPU (user plus system) per GiB read.
 //
 //	go run ./bench/nullget -endpoint URL -bucket B -key K [-parts 8,16] [-par 8,16] [-rounds 3]
+//	go run ./bench/nullget -endpoint URL -bucket B -key K -put 1073741824
 //
+// -put stores the object (random bytes repeating every MiB, one PutObject, the bucket
+// made if missing) unless one of that size is there, and reads nothing:
+// the object the other clients of the benchmark read too.
 // Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
 package main
 
@@ -20,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
@@ -50,6 +55,7 @@ func run() error {
 	pars := flag.String("par", "16", "ranges in flight, comma-separated")
 	rounds := flag.Int("rounds", 3, "reads of the object per configuration")
 	bufSize := flag.Int("buf", 256<<10, "read size per call, bytes")
+	put := flag.Int64("put", 0, "store an object of this many bytes (unless there) and exit")
 	flag.Parse()
 	if *endpoint == "" || *bucket == "" || *key == "" {
 		return errors.New("-endpoint, -bucket and -key are required")
@@ -72,6 +78,12 @@ func run() error {
 			os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), ""),
 	})
 	head, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: bucket, Key: key})
+	if *put > 0 {
+		if err == nil && aws.ToInt64(head.ContentLength) == *put {
+			return nil
+		}
+		return store(ctx, client, *bucket, *key, *put)
+	}
 	if err != nil {
 		return fmt.Errorf("head: %w", err)
 	}
@@ -166,6 +178,35 @@ func readRange(ctx context.Context, hc *http.Client, url string, off, length int
 		return fmt.Errorf("range at %d: %d of %d bytes", off, got, length)
 	}
 	return nil
+}
+
+// store puts size bytes at key (a random MiB over and over: MinIO does not
+// compress by default), making the bucket if needed.
+func store(ctx context.Context, client *s3.Client, bucket, key string, size int64) error {
+	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &bucket}); err != nil {
+		if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
+			return fmt.Errorf("create bucket: %w", err)
+		}
+	}
+	block := make([]byte, 1<<20)
+	r := rand.NewChaCha8([32]byte{1})
+	_, _ = r.Read(block)
+	body := io.NewSectionReader(repeat(block), 0, size)
+	if _, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size}); err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	return nil
+}
+
+// repeat is an endless io.ReaderAt of one block over and over.
+type repeat []byte
+
+func (b repeat) ReadAt(p []byte, off int64) (int, error) {
+	for n := 0; n < len(p); {
+		k := copy(p[n:], b[(off+int64(n))%int64(len(b)):])
+		n += k
+	}
+	return len(p), nil
 }
 
 func cmpOr(a, b error) error {
