@@ -133,9 +133,10 @@ for r in $(seq "$rounds"); do
   "$tmp/objbench" run "s3://$bucket" --endpoint "$ep" --create-bucket --workload ranges --sizes 1GiB --size-count 1 \
     --sweep-part-sizes "${parts//,/MiB,}MiB" --sweep-parallel "$pars" --timeout 10m --duration 10m \
     -q --json -o "$tmp/objbench.$r.json" >/dev/null 2>"$tmp/err" || tail -n 5 "$tmp/err" >&2
-  "$tmp/nullget" -endpoint "$ep" -bucket "$bucket" -key "$key" -parts "$parts" -par "$pars" -rounds 1 >"$tmp/null.$r.txt"
+  "$tmp/nullget" -endpoint "$ep" -bucket "$bucket" -key "$key" -parts "$parts" -par "$pars" -rounds 1 >"$tmp/null.$r.txt" ||
+    { echo "null client: round $r failed" >&2; : >"$tmp/null.$r.txt"; }
   if [[ -n $boto3 ]]; then
-    "$py" - "$ep" "$bucket" "$key" "$size" "$part" "$par" <<'PY' >"$tmp/boto3.$r"
+    "$py" - "$ep" "$bucket" "$key" "$size" "$part" "$par" <<'PY' >"$tmp/boto3.$r" || echo "boto3: round $r failed" >&2
 import os, sys, time
 import boto3
 from boto3.s3.transfer import TransferConfig
@@ -150,10 +151,13 @@ PY
   fi
   if [[ -n $s5 ]]; then
     t0=$(date +%s.%N)
-    "$s5" --endpoint-url "$ep" cp --concurrency "$par" --part-size "$part" "s3://$bucket/$key" /dev/shm/objbench-bench-s5cmd >/dev/null
-    t1=$(date +%s.%N)
+    if "$s5" --endpoint-url "$ep" cp --concurrency "$par" --part-size "$part" "s3://$bucket/$key" /dev/shm/objbench-bench-s5cmd >/dev/null; then
+      t1=$(date +%s.%N)
+      python3 -c "import sys; print('%.0f' % ($size / (float(sys.argv[2]) - float(sys.argv[1])) / 1e6))" "$t0" "$t1" >"$tmp/s5cmd.$r"
+    else
+      echo "s5cmd: round $r failed" >&2
+    fi
     rm -f /dev/shm/objbench-bench-s5cmd
-    python3 -c "import sys; print('%.0f' % ($size / (float(sys.argv[2]) - float(sys.argv[1])) / 1e6))" "$t0" "$t1" >"$tmp/s5cmd.$r"
   fi
 done
 lo=
