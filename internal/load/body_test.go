@@ -3,6 +3,8 @@ package load
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"testing"
@@ -144,5 +146,29 @@ func TestVerifierPastTheEnd(t *testing.T) {
 	_, _ = v.Write(got)
 	if !v.badSeen || v.bad != 1000 {
 		t.Fatalf("bad %v at %d, want the byte at 1000", v.badSeen, v.bad)
+	}
+}
+
+// TestBodyBytesAreStable: the bytes of a body of a given size never change
+// from one objbench version to the next, so that an object an earlier run
+// wrote is still read as correct (the generator's constants and order, the
+// tail of a block that ends inside a word).
+func TestBodyBytesAreStable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		size int64
+		want string // the first 8 bytes of the body's SHA-256, hex
+	}{
+		{1, "4a64a107f0cb3253"},
+		{7, "c0af56cffdd3b16c"},
+		{8, "6e6e7f3106d18954"},
+		{65537, "8e5b994ff58d40b9"},
+		{1000003, "80b580309a357df3"},
+	} {
+		whole := mustRead(BodyOf(tc.size), int(tc.size))
+		sum := sha256.Sum256(whole)
+		if got := hex.EncodeToString(sum[:8]); got != tc.want {
+			t.Errorf("body of %d bytes: sha256 %s..., want %s...", tc.size, got, tc.want)
+		}
 	}
 }
