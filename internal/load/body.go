@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"sync"
 
 	"github.com/objbench/objbench/internal/storage"
 )
@@ -31,8 +30,6 @@ func BodyOf(size int64) Body { return Body{seed: uint64(size)*0x9E3779B97F4A7C15
 // Size is the body's length.
 func (b Body) Size() int64 { return b.size }
 
-var blockPool = sync.Pool{New: func() any { return new([bodyBlock]byte) }}
-
 // The generator's constants (wyrand's): a block's state starts at the
 // body's seed mixed with the block's index and steps by genStep a word.
 const (
@@ -44,22 +41,31 @@ const (
 	genStep4 = 4 * genStep & (1<<64 - 1)
 )
 
-// fill writes the bytes of block i into dst (at most a block's worth):
-// wyrand's output from a seed of the body's and the block's, as random to
-// a compressor as any, at 15-20 GB/s a core (ChaCha8 makes 0.6 here), so
-// that generating and checking bodies stays far from a download's cost.
-func (b Body) fill(i int64, dst []byte) {
-	s := b.seed ^ uint64(i)*genMix
-	j := 0
-	for ; j+8 <= len(dst); j += 8 {
+// fill writes block i's bytes from byte in of it into dst (at most the
+// rest of the block): wyrand's output from a seed of the body's and the
+// block's, as random to a compressor as any, at 15-20 GB/s a core
+// (ChaCha8 makes 0.6 here), so that generating and checking bodies stays
+// far from a download's cost. Any byte is computed directly: a read that
+// starts inside a block regenerates only what it returns.
+func (b Body) fill(i int64, in int, dst []byte) {
+	k, w := 0, in/8
+	if r := in % 8; r != 0 { // the word dst starts inside
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], b.word(i, w))
+		k, w = copy(dst, g[r:]), w+1
+	}
+	s := b.seed ^ uint64(i)*genMix + uint64(w)*genStep
+	for ; k+8 <= len(dst); k += 8 {
 		s += genStep
 		hi, lo := bits.Mul64(s, s^genMix)
-		binary.LittleEndian.PutUint64(dst[j:], hi^lo)
+		binary.LittleEndian.PutUint64(dst[k:k+8], hi^lo)
 	}
-	if j < len(dst) {
-		var last [8]byte
-		binary.LittleEndian.PutUint64(last[:], b.word(i, j/8))
-		copy(dst[j:], last[:])
+	if k < len(dst) { // the word dst ends inside
+		s += genStep
+		hi, lo := bits.Mul64(s, s^genMix)
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], hi^lo)
+		copy(dst[k:], g[:])
 	}
 }
 
@@ -165,14 +171,7 @@ func (b Body) ReadAt(p []byte, off int64) (int, error) {
 	for n < len(p) {
 		i, in := (off+int64(n))/bodyBlock, int((off+int64(n))%bodyBlock)
 		want := min(len(p)-n, bodyBlock-in)
-		if in == 0 && want == bodyBlock {
-			b.fill(i, p[n:n+bodyBlock])
-		} else {
-			blk := blockPool.Get().(*[bodyBlock]byte)
-			b.fill(i, blk[:in+want])
-			copy(p[n:], blk[in:in+want])
-			blockPool.Put(blk)
-		}
+		b.fill(i, in, p[n:n+want])
 		n += want
 	}
 	return n, err
