@@ -5,7 +5,8 @@
 #   2. peak RSS of one 1 GiB and one 5 GiB object PUT then GET (ranged) through the lab,
 #      every body checked end to end;
 #   3. a 1 GiB object's GET from MinIO in byte ranges, in rounds (each client once per round,
-#      so that a busy spell on the machine falls on all of them), best of the rounds:
+#      the null client twice, before and after objbench, so that a busy spell on the machine
+#      falls on all of them and never lowers the ceiling alone), best of the rounds:
 #      - objbench: `--workload ranges` over a grid of part sizes x ranges in flight, every
 #        body checked as it streams (its own 1 GiB object, stored once per round);
 #      - the null client (bench/nullget): the same ranges of an object of the same size over
@@ -126,15 +127,22 @@ if [[ -x $py ]] && "$py" -c 'import boto3' 2>/dev/null; then boto3=1; else echo 
 key=bench/one-gib
 "$tmp/nullget" -endpoint "$ep" -bucket "$bucket" -key "$key" -put "$size"
 
+# null ID: the null client's grid, once (its rows in $tmp/null.ID.txt).
+null() {
+  "$tmp/nullget" -endpoint "$ep" -bucket "$bucket" -key "$key" -parts "$parts" -par "$pars" -rounds 1 >"$tmp/null.$1.txt" ||
+    { echo "null client: $1 failed" >&2; : >"$tmp/null.$1.txt"; }
+}
+# Each round: the null client's grid before and after objbench's (the ceiling is the best
+# of both: a busy spell during one costs the ceiling nothing), then boto3 and s5cmd.
 for r in $(seq "$rounds"); do
   echo "minio: round $r of $rounds" >&2
+  null "$r.a"
   # objbench: its own 1 GiB object, stored, read once in one stream, then once per point of
   # the grid, each range checked as it streams.
   "$tmp/objbench" run "s3://$bucket" --endpoint "$ep" --create-bucket --workload ranges --sizes 1GiB --size-count 1 \
     --sweep-part-sizes "${parts//,/MiB,}MiB" --sweep-parallel "$pars" --timeout 10m --duration 10m \
     -q --json -o "$tmp/objbench.$r.json" >/dev/null 2>"$tmp/err" || tail -n 5 "$tmp/err" >&2
-  "$tmp/nullget" -endpoint "$ep" -bucket "$bucket" -key "$key" -parts "$parts" -par "$pars" -rounds 1 >"$tmp/null.$r.txt" ||
-    { echo "null client: round $r failed" >&2; : >"$tmp/null.$r.txt"; }
+  null "$r.b"
   if [[ -n $boto3 ]]; then
     "$py" - "$ep" "$bucket" "$key" "$size" "$part" "$par" <<'PY' >"$tmp/boto3.$r" || echo "boto3: round $r failed" >&2
 import os, sys, time
@@ -192,7 +200,8 @@ for r in range(1, rounds + 1):
         c = (res["parts"]["size_bytes"] >> 20, res["parts"]["parallel"])
         ours.setdefault(c, []).append(mbs)
         ours_cpu.setdefault(c, []).append(res.get("client_cpu_s_per_gb", 0) * GiB / 1e9)
-    for line in open(f"{tmp}/null.{r}.txt").read().splitlines()[1:]:
+for f in glob.glob(f"{tmp}/null.*.txt"):
+    for line in open(f).read().splitlines()[1:]:
         name, best, _, cpu = line.split()
         p, n = name.split("MiBx")
         null.setdefault((int(p), int(n)), []).append(float(best))
@@ -206,7 +215,7 @@ def rd(path):
             pass
     return max(out) if out else 0
 mean = lambda v: sum(v) / len(v) if v else 0
-print(f"GET 1 GiB from MinIO, MB/s (10^6 bytes/s), best of {rounds} rounds; CPU s per GiB, the client's own, mean")
+print(f"GET 1 GiB from MinIO, MB/s (10^6 bytes/s), best of {rounds} rounds (null: {2 * rounds} reads); CPU s per GiB, the client's own, mean")
 print("%-12s %10s %10s %8s %12s %12s" % ("parts", "objbench", "null", "share", "objb_cpu/GiB", "null_cpu/GiB"))
 for c in sorted(set(ours) | set(null)):
     o, n = max(ours.get(c, [0])), max(null.get(c, [0]))
