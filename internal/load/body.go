@@ -190,7 +190,9 @@ type BodyReader struct{ *io.SectionReader }
 // Verifier returns a writer that checks the bytes written to it against
 // the body from off (a range's start), and Check that says how the copy
 // went: a truncated or corrupted body is an error of its own class.
-func (b Body) Verifier(off int64) *Verifier { return &Verifier{body: b, start: off, off: off} }
+func (b Body) Verifier(off int64) *Verifier {
+	return &Verifier{body: b, start: off, off: off, sums: bodySums.get(b.size)}
+}
 
 // Verifier checks a body as it streams by; it holds no copy of it.
 type Verifier struct {
@@ -198,13 +200,14 @@ type Verifier struct {
 	start, off int64
 	bad        int64 // offset of the first differing byte, -1 none
 	badSeen    bool
+	sums       blockSums // the body's blocks' checksums (bodysums.go), or nil
 }
 
 // Write compares p with the body's bytes at the current offset; it never
 // fails, so that the copy reads the whole response as a client would.
 func (v *Verifier) Write(p []byte) (int, error) {
 	if !v.badSeen {
-		if at := v.body.mismatch(p, v.off); at >= 0 {
+		if at := v.body.mismatchSums(v.sums, p, v.off); at >= 0 {
 			v.badSeen, v.bad = true, v.off+int64(at)
 		}
 	}

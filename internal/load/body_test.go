@@ -176,3 +176,84 @@ func TestBodyBytesAreStable(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifierWithBlockSums: a clean read teaches the cache the CRC-32C of
+// the whole blocks it held (not of the pieces at its edges); a later read
+// of the same bytes with a flipped byte, checked by those sums, is still
+// corrupt at that byte's own offset, and a clean one still passes.
+func TestVerifierWithBlockSums(t *testing.T) {
+	t.Parallel()
+	b := BodyOf(5*bodyBlock + 77)
+	whole := mustRead(b, int(b.Size()))
+	for _, tc := range []struct {
+		name       string
+		start, end int64
+		flip       int64 // -1 none
+		chunk      int
+		learnt     int // whole blocks the clean read teaches
+	}{
+		// 6 blocks: 5 of 64 KiB, then 77 bytes.
+		{"aligned, large writes", 0, b.Size(), 3*bodyBlock + 9, 256 << 10, 6},
+		{"aligned, small writes", 0, b.Size(), bodyBlock, 4096, 1},      // only the 77 bytes come in one write
+		{"odd start", 100, b.Size(), 4*bodyBlock + 1, 3 * bodyBlock, 4}, // not block 0, nor block 3 (cut between writes)
+		{"the short last block", 4 * bodyBlock, b.Size(), b.Size() - 2, 2 * bodyBlock, 2},
+		{"clean again", 0, b.Size(), -1, 1 << 20, 6},
+	} {
+		c := &sumsCache{budget: 1 << 20}
+		sums := c.get(b.Size())
+		read := func(got []byte) *Verifier {
+			v := &Verifier{body: b, start: tc.start, off: tc.start, sums: sums}
+			for off := 0; off < len(got); off += tc.chunk {
+				_, _ = v.Write(got[off:min(off+tc.chunk, len(got))])
+			}
+			return v
+		}
+		if err := read(whole[tc.start:tc.end]).Check("get", "k", tc.end-tc.start); err != nil {
+			t.Fatalf("%s: clean read: %v", tc.name, err)
+		}
+		learnt := 0
+		for i := range sums {
+			if sums[i].Load() != 0 {
+				learnt++
+			}
+		}
+		if learnt != tc.learnt {
+			t.Errorf("%s: %d blocks learnt, want %d", tc.name, learnt, tc.learnt)
+		}
+		got := bytes.Clone(whole[tc.start:tc.end])
+		if tc.flip >= 0 {
+			got[tc.flip-tc.start] ^= 0x01
+		}
+		v := read(got)
+		err := v.Check("get", "k", tc.end-tc.start)
+		switch {
+		case tc.flip < 0 && err != nil:
+			t.Errorf("%s: second read: %v", tc.name, err)
+		case tc.flip >= 0 && (err == nil || v.bad != tc.flip):
+			t.Errorf("%s: second read: %v, first bad byte at %d, want %d", tc.name, err, v.bad, tc.flip)
+		}
+	}
+}
+
+// TestSumsCacheBounds: no table for bodies under the cache's minimum, one
+// table per size, and none once the tables would pass the budget.
+func TestSumsCacheBounds(t *testing.T) {
+	t.Parallel()
+	c := &sumsCache{minBody: 2 * bodyBlock, budget: 8 * 5}
+	if c.get(bodyBlock) != nil {
+		t.Error("a table for a body under the minimum")
+	}
+	first := c.get(3 * bodyBlock)
+	if len(first) != 3 {
+		t.Fatalf("table of %d blocks for a 3-block body", len(first))
+	}
+	if again := c.get(3 * bodyBlock); &again[0] != &first[0] {
+		t.Error("a second table for the same size")
+	}
+	if c.get(3*bodyBlock+1) != nil {
+		t.Error("a table past the budget (3 + 4 blocks of 5)")
+	}
+	if len(c.get(2*bodyBlock)) != 2 {
+		t.Error("no table for a body within the budget's rest")
+	}
+}
