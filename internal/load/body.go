@@ -1,13 +1,11 @@
 package load
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math/bits"
-	"sync"
 
 	"github.com/objbench/objbench/internal/storage"
 )
@@ -32,27 +30,129 @@ func BodyOf(size int64) Body { return Body{seed: uint64(size)*0x9E3779B97F4A7C15
 // Size is the body's length.
 func (b Body) Size() int64 { return b.size }
 
-var blockPool = sync.Pool{New: func() any { return new([bodyBlock]byte) }}
+// The generator's constants (wyrand's): a block's state starts at the
+// body's seed mixed with the block's index and steps by genStep a word.
+const (
+	genStep = 0xa0761d6478bd642f
+	genMix  = 0xe7037ed1a0b428db
+	// genStep2 to genStep4 are 2 to 4 steps at once, modulo 2^64.
+	genStep2 = 2 * genStep & (1<<64 - 1)
+	genStep3 = 3 * genStep & (1<<64 - 1)
+	genStep4 = 4 * genStep & (1<<64 - 1)
+)
 
-// fill writes the bytes of block i into dst (at most a block's worth):
-// wyrand's output from a seed of the body's and the block's, as random to
-// a compressor as any, at 15-20 GB/s a core (ChaCha8 makes 0.6 here), so
-// that generating and checking bodies stays far from a download's cost.
-func (b Body) fill(i int64, dst []byte) {
-	s := b.seed ^ uint64(i)*0xe7037ed1a0b428db
-	j := 0
-	for ; j+8 <= len(dst); j += 8 {
-		s += 0xa0761d6478bd642f
-		hi, lo := bits.Mul64(s, s^0xe7037ed1a0b428db)
-		binary.LittleEndian.PutUint64(dst[j:], hi^lo)
+// fill writes block i's bytes from byte in of it into dst (at most the
+// rest of the block): wyrand's output from a seed of the body's and the
+// block's, as random to a compressor as any, at 15-20 GB/s a core
+// (ChaCha8 makes 0.6 here), so that generating and checking bodies stays
+// far from a download's cost. Any byte is computed directly: a read that
+// starts inside a block regenerates only what it returns.
+func (b Body) fill(i int64, in int, dst []byte) {
+	k, w := 0, in/8
+	if r := in % 8; r != 0 { // the word dst starts inside
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], b.word(i, w))
+		k, w = copy(dst, g[r:]), w+1
 	}
-	if j < len(dst) {
-		s += 0xa0761d6478bd642f
-		hi, lo := bits.Mul64(s, s^0xe7037ed1a0b428db)
-		var last [8]byte
-		binary.LittleEndian.PutUint64(last[:], hi^lo)
-		copy(dst[j:], last[:])
+	s := b.seed ^ uint64(i)*genMix + uint64(w)*genStep
+	for ; k+8 <= len(dst); k += 8 {
+		s += genStep
+		hi, lo := bits.Mul64(s, s^genMix)
+		binary.LittleEndian.PutUint64(dst[k:k+8], hi^lo)
 	}
+	if k < len(dst) { // the word dst ends inside
+		s += genStep
+		hi, lo := bits.Mul64(s, s^genMix)
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], hi^lo)
+		copy(dst[k:], g[:])
+	}
+}
+
+// word is the w-th 8-byte word of block i, little-endian: the state after
+// w+1 steps, computed directly, so that a check can start at any byte.
+func (b Body) word(i int64, w int) uint64 {
+	s := b.seed ^ uint64(i)*genMix + uint64(w+1)*genStep
+	hi, lo := bits.Mul64(s, s^genMix)
+	return hi ^ lo
+}
+
+// mismatch is the index of the first byte of p that is not the body's
+// byte at off (bytes past the body's end never are), or -1. It compares p
+// with the generator's words in registers, never writing the body's bytes
+// out: one read of p, a multiplication per 8 bytes, no copy, no buffer.
+func (b Body) mismatch(p []byte, off int64) int {
+	if rest := b.size - off; int64(len(p)) > rest {
+		if rest <= 0 {
+			return 0
+		}
+		if at := b.mismatch(p[:rest], off); at >= 0 {
+			return at
+		}
+		return int(rest)
+	}
+	for done := 0; done < len(p); {
+		pos := off + int64(done)
+		i, in := pos/bodyBlock, int(pos%bodyBlock)
+		n := min(len(p)-done, bodyBlock-in)
+		if at := b.mismatchBlock(i, in, p[done:done+n]); at >= 0 {
+			return done + at
+		}
+		done += n
+	}
+	return -1
+}
+
+// mismatchBlock is mismatch within block i, p starting at byte in of it.
+func (b Body) mismatchBlock(i int64, in int, p []byte) int {
+	k, w := 0, in/8
+	if r := in % 8; r != 0 { // the word p starts inside, byte by byte
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], b.word(i, w))
+		n := min(8-r, len(p))
+		for j := range n {
+			if p[j] != g[r+j] {
+				return j
+			}
+		}
+		k, w = n, w+1
+	}
+	// Whole words: differences are or-ed together and looked for only when
+	// there is one, so that the loop has no branch but its own.
+	start, s := k, b.seed^uint64(i)*genMix+uint64(w)*genStep
+	var acc uint64
+	for ; k+32 <= len(p); k += 32 {
+		q := p[k : k+32 : k+32]
+		hi0, lo0 := bits.Mul64(s+genStep, (s+genStep)^genMix)
+		hi1, lo1 := bits.Mul64(s+genStep2, (s+genStep2)^genMix)
+		hi2, lo2 := bits.Mul64(s+genStep3, (s+genStep3)^genMix)
+		hi3, lo3 := bits.Mul64(s+genStep4, (s+genStep4)^genMix)
+		s += genStep4
+		acc |= (binary.LittleEndian.Uint64(q[0:8]) ^ hi0 ^ lo0) | (binary.LittleEndian.Uint64(q[8:16]) ^ hi1 ^ lo1) |
+			(binary.LittleEndian.Uint64(q[16:24]) ^ hi2 ^ lo2) | (binary.LittleEndian.Uint64(q[24:32]) ^ hi3 ^ lo3)
+	}
+	for ; k+8 <= len(p); k += 8 {
+		s += genStep
+		hi, lo := bits.Mul64(s, s^genMix)
+		acc |= binary.LittleEndian.Uint64(p[k:k+8]) ^ hi ^ lo
+	}
+	if acc != 0 { // which byte (once per corrupted body)
+		for j := start; j < k; j += 8 {
+			if x := binary.LittleEndian.Uint64(p[j:j+8]) ^ b.word(i, w+(j-start)/8); x != 0 {
+				return j + bits.TrailingZeros64(x)/8
+			}
+		}
+	}
+	if k < len(p) { // the word p ends inside
+		var g [8]byte
+		binary.LittleEndian.PutUint64(g[:], b.word(i, w+(k-start)/8))
+		for j := k; j < len(p); j++ {
+			if p[j] != g[j-k] {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 // ReadAt fills p with the body's bytes from off; safe for concurrent use.
@@ -71,14 +171,7 @@ func (b Body) ReadAt(p []byte, off int64) (int, error) {
 	for n < len(p) {
 		i, in := (off+int64(n))/bodyBlock, int((off+int64(n))%bodyBlock)
 		want := min(len(p)-n, bodyBlock-in)
-		if in == 0 && want == bodyBlock {
-			b.fill(i, p[n:n+bodyBlock])
-		} else {
-			blk := blockPool.Get().(*[bodyBlock]byte)
-			b.fill(i, blk[:in+want])
-			copy(p[n:], blk[in:in+want])
-			blockPool.Put(blk)
-		}
+		b.fill(i, in, p[n:n+want])
 		n += want
 	}
 	return n, err
@@ -97,38 +190,28 @@ type BodyReader struct{ *io.SectionReader }
 // Verifier returns a writer that checks the bytes written to it against
 // the body from off (a range's start), and Check that says how the copy
 // went: a truncated or corrupted body is an error of its own class.
-func (b Body) Verifier(off int64) *Verifier { return &Verifier{body: b, start: off, off: off} }
+func (b Body) Verifier(off int64) *Verifier {
+	return &Verifier{body: b, start: off, off: off, sums: bodySums.get(b.size)}
+}
 
-// Verifier checks a body as it streams by; it keeps one block.
+// Verifier checks a body as it streams by; it holds no copy of it.
 type Verifier struct {
 	body       Body
 	start, off int64
 	bad        int64 // offset of the first differing byte, -1 none
 	badSeen    bool
-	buf        []byte
+	sums       blockSums // the body's blocks' checksums (bodysums.go), or nil
 }
 
 // Write compares p with the body's bytes at the current offset; it never
 // fails, so that the copy reads the whole response as a client would.
 func (v *Verifier) Write(p []byte) (int, error) {
-	if v.buf == nil {
-		v.buf = make([]byte, bodyBlock)
-	}
-	for done := 0; done < len(p); {
-		chunk := p[done:min(len(p), done+bodyBlock)]
-		n, _ := v.body.ReadAt(v.buf[:len(chunk)], v.off)
-		if !v.badSeen && !bytes.Equal(chunk[:n], v.buf[:n]) || n < len(chunk) && !v.badSeen {
-			v.badSeen = true
-			for j := range chunk {
-				if j >= n || chunk[j] != v.buf[j] {
-					v.bad = v.off + int64(j)
-					break
-				}
-			}
+	if !v.badSeen {
+		if at := v.body.mismatchSums(v.sums, p, v.off); at >= 0 {
+			v.badSeen, v.bad = true, v.off+int64(at)
 		}
-		v.off += int64(len(chunk))
-		done += len(chunk)
 	}
+	v.off += int64(len(p))
 	return len(p), nil
 }
 

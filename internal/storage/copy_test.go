@@ -37,3 +37,40 @@ func TestCopyBody(t *testing.T) {
 		t.Errorf("failing reader: %d, %v; want 100, boom", n, err)
 	}
 }
+
+// sizesReader records the size of each read asked of it and returns at
+// most short bytes the first time.
+type sizesReader struct {
+	r     io.Reader
+	short int
+	asked []int
+}
+
+func (s *sizesReader) Read(p []byte) (int, error) {
+	s.asked = append(s.asked, len(p))
+	if len(s.asked) == 1 {
+		p = p[:s.short]
+	}
+	return s.r.Read(p)
+}
+
+// TestCopyBodyRealigns: after a short read, the next read asks only for
+// the rest of a buffer, and every later one for a whole buffer, so that
+// writes after the first start at multiples of the buffer's size.
+func TestCopyBodyRealigns(t *testing.T) {
+	t.Parallel()
+	r := &sizesReader{r: bytes.NewReader(make([]byte, 3*copyBufSize)), short: 3000}
+	n, err := CopyBody(io.Discard, r)
+	if err != nil || n != 3*copyBufSize {
+		t.Fatalf("copied %d, %v", n, err)
+	}
+	want := []int{copyBufSize, copyBufSize - 3000, copyBufSize, copyBufSize, copyBufSize}
+	if len(r.asked) < len(want) {
+		t.Fatalf("reads asked %v, want %v then the end", r.asked, want)
+	}
+	for i, w := range want {
+		if r.asked[i] != w {
+			t.Errorf("read %d asked %d bytes, want %d (all: %v)", i, r.asked[i], w, r.asked)
+		}
+	}
+}

@@ -175,7 +175,7 @@ func (b *Backend) Get(ctx context.Context, key string, w io.Writer) (int64, erro
 		return 0, mapErr("get", key, err)
 	}
 	defer r.Close()
-	n, err := io.Copy(w, r)
+	n, err := storage.CopyBody(w, r)
 	if err != nil {
 		return n, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading body after %d bytes: %w", n, err)}
 	}
@@ -189,7 +189,7 @@ func (b *Backend) GetRange(ctx context.Context, key string, off, n int64, w io.W
 		return 0, mapErr("get", key, err)
 	}
 	defer r.Close()
-	got, err := io.Copy(w, r)
+	got, err := storage.CopyBody(w, r)
 	if err != nil {
 		return got, &storage.Error{Op: "get", Key: key, Err: fmt.Errorf("reading range at %d after %d bytes: %w", off, got, err)}
 	}
