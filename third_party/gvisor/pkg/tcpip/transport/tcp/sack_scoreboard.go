@@ -55,6 +55,11 @@ type SACKScoreboard struct {
 	maxSACKED seqnum.Value
 	sacked    seqnum.Size                     `state:"nosave"`
 	ranges    *btree.BTreeG[header.SACKBlock] `state:"nosave"`
+
+	// reordering is the sender's reordering degree: how many segments
+	// SACKed above a range make it lost (objbench patch 0001; zero means
+	// nDupAckThreshold).
+	reordering int `state:"nosave"`
 }
 
 // NewSACKScoreboard returns a new SACK Scoreboard.
@@ -229,6 +234,10 @@ func (s *SACKScoreboard) IsRangeLost(r header.SACKBlock) bool {
 	nDupSACK := 0
 	nDupSACKBytes := seqnum.Size(0)
 	isLost := false
+	thresh := nDupAckThreshold
+	if s.reordering > thresh {
+		thresh = s.reordering
+	}
 
 	// We need to check if the immediate lower (if any) sacked
 	// range contains or partially overlaps with r.
@@ -262,7 +271,7 @@ func (s *SACKScoreboard) IsRangeLost(r header.SACKBlock) bool {
 		}
 		nDupSACKBytes += sacked.Start.Size(sacked.End)
 		nDupSACK++
-		if nDupSACK >= nDupAckThreshold || nDupSACKBytes >= seqnum.Size((nDupAckThreshold-1)*s.smss) {
+		if nDupSACK >= thresh || nDupSACKBytes >= seqnum.Size((thresh-1)*int(s.smss)) {
 			isLost = true
 			return false
 		}
@@ -281,6 +290,12 @@ func (s *SACKScoreboard) IsRangeLost(r header.SACKBlock) bool {
 // Otherwise, the routine returns false.
 func (s *SACKScoreboard) IsLost(seq seqnum.Value) bool {
 	return s.IsRangeLost(header.SACKBlock{seq, seq.Add(1)})
+}
+
+// setReordering sets the number of segments SACKed above a range that make
+// it lost (objbench patch 0001: Linux's tp->reordering).
+func (s *SACKScoreboard) setReordering(n int) {
+	s.reordering = n
 }
 
 // Empty returns true if the SACK scoreboard has no entries, false otherwise.

@@ -187,6 +187,12 @@ type sender struct {
 	// startCork start corking the segments.
 	startCork bool
 
+	// undo is the window before the current recovery's reduction, and
+	// reordering the reordering degree in segments: the duplicate-ACK
+	// threshold (objbench patch 0001, undo.go).
+	undo       undoState `state:"nosave"`
+	reordering int       `state:"nosave"`
+
 	// corkTimer is used to drain the segments which are held when TCP_CORK
 	// option is enabled.
 	corkTimer timer `state:"nosave"`
@@ -310,6 +316,7 @@ func initSender(ep *Endpoint, iss, irs seqnum.Value, sndWnd seqnum.Size, mss uin
 	// the maxPayloadSize as the smss when determining if a segment is lost
 	// etc.
 	ep.snd.ep.scoreboard = NewSACKScoreboard(uint16(ep.snd.MaxPayloadSize), iss)
+	ep.snd.reordering = nDupAckThreshold
 
 	// Get Stack wide config.
 	var minRTO tcpip.TCPMinRTOOption
@@ -555,6 +562,15 @@ func (s *sender) retransmitTimerExpired() tcpip.Error {
 	// See: https://www.rfc-editor.org/rfc/rfc3522.html#section-3.2 Step 1.
 	s.spuriousRecovery = false
 	s.retransmitTS = 0
+
+	// objbench patch 0001: an RTO ends any undo, and when SACKs held
+	// more segments than the initial threshold without a recovery, the
+	// reordering degree goes back to it (Linux's tcp_enter_loss).
+	s.undo = undoState{}
+	if !s.FastRecovery.Active && s.ep.scoreboard.Sacked() >= seqnum.Size(nDupAckThreshold*s.MaxPayloadSize) {
+		s.reordering = nDupAckThreshold
+		s.ep.scoreboard.setReordering(s.reordering)
+	}
 
 	// TODO(b/147297758): Band-aid fix, retransmitTimer can fire in some edge cases
 	// when writeList is empty. Remove this once we have a proper fix for this
@@ -1257,7 +1273,7 @@ func (s *sender) SetPipe() {
 //
 // +checklocks:s.ep.mu
 func (s *sender) shouldEnterRecovery() bool {
-	return s.DupAckCount >= nDupAckThreshold ||
+	return s.DupAckCount >= s.dupThresh() ||
 		(s.ep.SACKPermitted && s.ep.tcpRecovery&tcpip.TCPRACKLossDetection == 0 && s.ep.scoreboard.IsLost(s.SndUna))
 }
 
@@ -1309,6 +1325,7 @@ func (s *sender) detectLoss(seg *segment) (fastRetransmit bool) {
 		s.DupAckCount = 0
 		return false
 	}
+	s.saveUndo()
 	s.cc.HandleLossDetected()
 	s.enterRecovery()
 	return true
@@ -1553,6 +1570,11 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		s.ep.updateRecentTimestamp(rcvdSeg.parsedOptions.TSVal, s.MaxSentAck, rcvdSeg.sequenceNumber)
 	}
 
+	// objbench patch 0001: the highest SACKed sequence and SND.UNA before
+	// this ACK, to measure reordering and to undo a spurious recovery.
+	priorFack := s.ep.scoreboard.MaxSACKED()
+	priorUna := s.SndUna
+
 	// Insert SACKBlock information into our scoreboard.
 	hasDSACK := false
 	if s.ep.SACKPermitted {
@@ -1570,6 +1592,13 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 			// which have start/end before sndUna and are used to
 			// indicate spurious retransmissions.
 			if rcvdSeg.ackNumber.LessThan(sb.Start) && s.SndUna.LessThan(sb.Start) && sb.End.LessThanEq(s.SndNxt) && !s.ep.scoreboard.IsSACKED(sb) {
+				// objbench patch 0001: a range sent once and SACKed
+				// below the highest SACK arrived reordered.
+				if sb.Start.LessThan(priorFack) {
+					if low, ok := s.lowestOriginal(sb.Start, sb.End); ok {
+						s.noteReordering(priorFack, low)
+					}
+				}
 				s.ep.scoreboard.Insert(sb)
 				rcvdSeg.hasNewSACKInfo = true
 			}
@@ -1675,6 +1704,9 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		s.SndUna = ack
 		ackLeft := acked
 		originalOutstanding := s.Outstanding
+		// objbench patch 0001: the lowest segment sent once and
+		// acknowledged here without having been SACKed.
+		reordLow, reordSeen := seqnum.Value(0), false
 		for ackLeft > 0 {
 			// We use logicalLen here because we can have FIN
 			// segments (which are always at the end of list) that
@@ -1696,6 +1728,9 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 
 			if s.writeNext == seg {
 				s.updateWriteNext(seg.Next())
+			}
+			if !reordSeen && seg.xmitCount == 1 && s.ep.SACKPermitted && !s.ep.scoreboard.IsSACKED(seg.sackBlock()) {
+				reordLow, reordSeen = seg.sequenceNumber, true
 			}
 
 			// Update the RACK fields if SACK is enabled.
@@ -1721,9 +1756,15 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		// Clear SACK information for all acked data.
 		s.ep.scoreboard.Delete(s.SndUna)
 
+		if reordSeen {
+			s.noteReordering(priorFack, reordLow)
+		}
+
 		// Detect if the sender entered recovery spuriously.
 		if s.inRecovery() {
 			s.detectSpuriousRecovery(hasDSACK, rcvdSeg.parsedOptions.TSEcr)
+			// objbench patch 0001: and undo its reduction.
+			s.maybeUndo(rcvdSeg, priorUna, priorFack)
 		}
 
 		// If we are not in fast recovery then update the congestion
@@ -1732,6 +1773,7 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 			s.cc.Update(originalOutstanding-s.Outstanding, bestRTT, rcvdSeg.rcvdTime)
 			if s.FastRecovery.Last.LessThan(s.SndUna) {
 				s.state = tcpip.Open
+				s.undo.active = false
 				// Update RACK when we are exiting fast or RTO
 				// recovery as described in the RFC
 				// draft-ietf-tcpm-rack-08 Section-7.2 Step 4.
@@ -1779,6 +1821,7 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 			// If any segment is marked as lost by
 			// RACK, enter recovery and retransmit
 			// the lost segments.
+			s.saveUndo()
 			s.cc.HandleLossDetected()
 			s.enterRecovery()
 			fastRetransmit = true
