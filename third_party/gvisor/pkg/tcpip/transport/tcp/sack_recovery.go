@@ -90,7 +90,10 @@ func (sr *sackRecovery) handleSACKRecovery(limit int, end seqnum.Value) (dataSen
 			// RescueRxt as until this point we don't know if we are going
 			// to use the rescue transmission.
 			snd.FastRecovery.RescueRxt = snd.FastRecovery.Last
-		} else {
+		} else if snd.FastRecovery.HighRxt.LessThan(segEnd - 1) {
+			// (objbench patch 0002: a lost retransmission sent
+			// again lies below HighRxt and leaves it.)
+			//
 			// RFC 6675, Step C.2
 			//
 			// "If any of the data octets sent in (C.1) are below

@@ -25,9 +25,14 @@ import (
 
 const (
 	// maxSACKBlocks is the maximum number of distinct SACKBlocks the
-	// scoreboard will track. Once there are 100 distinct blocks, new
-	// insertions will fail.
-	maxSACKBlocks = 100
+	// scoreboard will track. Once there are this many distinct blocks,
+	// insertions that would add one more will fail.
+	//
+	// objbench patch 0002: 100 upstream, where slow start's overshoot into
+	// a small drop-tail queue loses every other packet of hundreds, and
+	// every SACK after the hundredth hole was dropped (Linux's scoreboard,
+	// kept per packet, has no such bound).
+	maxSACKBlocks = 1024
 
 	// defaultBtreeDegree is set to 2 as btree.New(2) results in a 2-3-4
 	// tree.
@@ -79,15 +84,9 @@ func (s *SACKScoreboard) Reset() {
 
 // Insert inserts/merges the provided SACKBlock into the scoreboard.
 func (s *SACKScoreboard) Insert(r header.SACKBlock) {
-	if s.ranges.Len() >= maxSACKBlocks {
-		return
-	}
-
 	// Check if we can merge the new range with a range before or after it.
 	var toDelete []header.SACKBlock
-	if s.maxSACKED.LessThan(r.End - 1) {
-		s.maxSACKED = r.End - 1
-	}
+	orig := r
 	s.ranges.AscendGreaterOrEqual(r, func(sacked header.SACKBlock) bool {
 		if sacked == r {
 			return true
@@ -138,6 +137,17 @@ func (s *SACKScoreboard) Insert(r header.SACKBlock) {
 		toDelete = append(toDelete, sacked)
 		return true
 	})
+	// objbench patch 0002: a range that merges with one held adds none, so
+	// the bound applies only to a new distinct range (upstream refused
+	// every insertion at the bound, extensions of held ranges too).
+	if len(toDelete) == 0 && s.ranges.Len() >= maxSACKBlocks {
+		if _, held := s.ranges.Get(r); !held {
+			return
+		}
+	}
+	if s.maxSACKED.LessThan(orig.End - 1) {
+		s.maxSACKED = orig.End - 1
+	}
 	for _, sb := range toDelete {
 		if _, ok := s.ranges.Delete(sb); ok {
 			s.sacked -= sb.Start.Size(sb.End)
@@ -234,10 +244,7 @@ func (s *SACKScoreboard) IsRangeLost(r header.SACKBlock) bool {
 	nDupSACK := 0
 	nDupSACKBytes := seqnum.Size(0)
 	isLost := false
-	thresh := nDupAckThreshold
-	if s.reordering > thresh {
-		thresh = s.reordering
-	}
+	thresh := s.lostThresh()
 
 	// We need to check if the immediate lower (if any) sacked
 	// range contains or partially overlaps with r.
@@ -290,6 +297,11 @@ func (s *SACKScoreboard) IsRangeLost(r header.SACKBlock) bool {
 // Otherwise, the routine returns false.
 func (s *SACKScoreboard) IsLost(seq seqnum.Value) bool {
 	return s.IsRangeLost(header.SACKBlock{seq, seq.Add(1)})
+}
+
+// lostThresh is how many SACKed segments above a range make it lost.
+func (s *SACKScoreboard) lostThresh() int {
+	return max(nDupAckThreshold, s.reordering)
 }
 
 // setReordering sets the number of segments SACKed above a range that make

@@ -90,6 +90,12 @@ type segment struct {
 
 	// lost indicates if the segment is marked as lost by RACK.
 	lost bool
+
+	// rtxNxt is SND.NXT when the segment was last retransmitted, and
+	// rtxLost says SACKs of data sent after that show the retransmission
+	// lost (objbench patch 0002, lost_retrans.go).
+	rtxNxt  seqnum.Value
+	rtxLost bool
 }
 
 func newIncomingSegment(id stack.TransportEndpointID, clock tcpip.Clock, pkt *stack.PacketBuffer) (*segment, error) {
@@ -161,6 +167,8 @@ func (s *segment) clone() *segment {
 	t.rcvdTime = s.rcvdTime
 	t.xmitTime = s.xmitTime
 	t.xmitCount = s.xmitCount
+	t.rtxNxt = s.rtxNxt
+	t.rtxLost = s.rtxLost
 	t.ep = s.ep
 	t.qFlags = s.qFlags
 	t.dataMemSize = s.dataMemSize

@@ -193,6 +193,10 @@ type sender struct {
 	undo       undoState `state:"nosave"`
 	reordering int       `state:"nosave"`
 
+	// rtxLostCount is the number of segments whose retransmission is
+	// known lost (objbench patch 0002, lost_retrans.go).
+	rtxLostCount int `state:"nosave"`
+
 	// corkTimer is used to drain the segments which are held when TCP_CORK
 	// option is enabled.
 	corkTimer timer `state:"nosave"`
@@ -754,6 +758,10 @@ func (s *sender) splitSeg(seg *segment, size int) {
 func (s *sender) NextSeg(nextSegHint *segment) (nextSeg, hint *segment, rescueRtx bool) {
 	var s3 *segment
 	var s4 *segment
+	// objbench patch 0002: a retransmission shown lost goes again first.
+	if seg := s.lostRetransmission(); seg != nil {
+		return seg, nextSegHint, false
+	}
 	// Step 1.
 	for seg := nextSegHint; seg != nil; seg = seg.Next() {
 		// Stop iteration if we hit a segment that has never been
@@ -1223,47 +1231,10 @@ func (s *sender) SetPipe() {
 	if !s.ep.SACKPermitted || !s.FastRecovery.Active {
 		return
 	}
-	pipe := 0
-	smss := seqnum.Size(s.ep.scoreboard.SMSS())
-	for s1 := s.writeList.Front(); s1 != nil && s1.payloadSize() != 0 && s.isAssignedSequenceNumber(s1); s1 = s1.Next() {
-		// With GSO each segment can be much larger than SMSS. So check the segment
-		// in SMSS sized ranges.
-		segEnd := s1.sequenceNumber.Add(seqnum.Size(s1.payloadSize()))
-		for startSeq := s1.sequenceNumber; startSeq.LessThan(segEnd); startSeq = startSeq.Add(smss) {
-			endSeq := startSeq.Add(smss)
-			if segEnd.LessThan(endSeq) {
-				endSeq = segEnd
-			}
-			sb := header.SACKBlock{Start: startSeq, End: endSeq}
-			// SetPipe():
-			//
-			// After initializing pipe to zero, the following steps are
-			// taken for each octet 'S1' in the sequence space between
-			// HighACK and HighData that has not been SACKed:
-			if !s1.sequenceNumber.LessThan(s.SndNxt) {
-				break
-			}
-			if s.ep.scoreboard.IsSACKED(sb) {
-				continue
-			}
-
-			// SetPipe():
-			//
-			//    (a) If IsLost(S1) returns false, Pipe is incremened by 1.
-			//
-			// NOTE: here we mark the whole segment as lost. We do not try
-			// and test every byte in our write buffer as we maintain our
-			// pipe in terms of outstanding packets and not bytes.
-			if !s.ep.scoreboard.IsRangeLost(sb) {
-				pipe++
-			}
-			// SetPipe():
-			//    (b) If S1 <= HighRxt, Pipe is incremented by 1.
-			if s1.sequenceNumber.LessThanEq(s.FastRecovery.HighRxt) {
-				pipe++
-			}
-		}
-	}
+	// objbench patch 0002: one walk over the segments and the sorted SACK
+	// ranges together (setPipe in lost_retrans.go), where upstream looked
+	// up the scoreboard's tree twice per segment on every ACK.
+	pipe := s.setPipe()
 	s.Outstanding = pipe
 }
 
@@ -1619,6 +1590,8 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		//		reordered and RACK.reord is set to TRUE.
 		if s.ep.tcpRecovery&tcpip.TCPRACKLossDetection != 0 {
 			hasDSACK = s.walkSACK(rcvdSeg)
+		} else if s.FastRecovery.Active && rcvdSeg.hasNewSACKInfo {
+			s.markLostRetransmissions()
 		}
 		s.SetPipe()
 	}
@@ -1732,6 +1705,8 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 			if !reordSeen && seg.xmitCount == 1 && s.ep.SACKPermitted && !s.ep.scoreboard.IsSACKED(seg.sackBlock()) {
 				reordLow, reordSeen = seg.sequenceNumber, true
 			}
+			// objbench patch 0002.
+			s.clearRtxLost(seg)
 
 			// Update the RACK fields if SACK is enabled.
 			if s.ep.SACKPermitted && !seg.acked && s.ep.tcpRecovery&tcpip.TCPRACKLossDetection != 0 {
@@ -1864,6 +1839,9 @@ func (s *sender) sendSegment(seg *segment) tcpip.Error {
 	seg.xmitTime = s.ep.stack.Clock().NowMonotonic()
 	seg.xmitCount++
 	seg.lost = false
+	// objbench patch 0002: what was sent before this retransmission.
+	seg.rtxNxt = s.SndNxt
+	s.clearRtxLost(seg)
 
 	err := s.sendSegmentFromPacketBuffer(seg.pkt, seg.flags, seg.sequenceNumber)
 
