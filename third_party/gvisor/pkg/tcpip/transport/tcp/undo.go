@@ -42,7 +42,7 @@ const maxReordering = 300
 // (net.ipv4.tcp_recovery=0). Off: Linux's default loss detection is RACK,
 // which does not take tp->reordering as a threshold, and with it on the
 // lab's heavy-reordering GET took 1.1 s where Linux takes 9 s (undo alone:
-// 8.0 s); see PATCHES.md.
+// 8.0 s); see third_party/gvisor/PATCHES.md.
 const reorderingRaisesDupThresh = false
 
 // undoState is what the sender had before it reduced its window on entering
