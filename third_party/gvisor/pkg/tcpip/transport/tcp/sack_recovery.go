@@ -42,6 +42,9 @@ func (sr *sackRecovery) handleSACKRecovery(limit int, end seqnum.Value) (dataSen
 		limit = smss
 	}
 
+	// objbench patch 0003: cwnd for this ACK as PRR allows (prr.go).
+	snd.prrSetCwnd()
+
 	nextSegHint := snd.writeList.Front()
 	for snd.Outstanding < snd.SndCwnd {
 		var nextSeg *segment
@@ -69,6 +72,7 @@ func (sr *sackRecovery) handleSACKRecovery(limit int, end seqnum.Value) (dataSen
 			}
 			dataSent = true
 			snd.Outstanding++
+			snd.prr.out++
 			snd.updateWriteNext(nextSeg.Next())
 			continue
 		}
@@ -81,6 +85,7 @@ func (sr *sackRecovery) handleSACKRecovery(limit int, end seqnum.Value) (dataSen
 		// must be updated by incrementing pipe by the number of octets
 		// transmitted in (C.1)."
 		snd.Outstanding++
+		snd.prr.out++
 		dataSent = true
 		snd.sendSegment(nextSeg)
 

@@ -197,6 +197,10 @@ type sender struct {
 	// known lost (objbench patch 0002, lost_retrans.go).
 	rtxLostCount int `state:"nosave"`
 
+	// prr is proportional rate reduction's state in SACK recovery
+	// (objbench patch 0003, prr.go).
+	prr prrState `state:"nosave"`
+
 	// corkTimer is used to drain the segments which are held when TCP_CORK
 	// option is enabled.
 	corkTimer timer `state:"nosave"`
@@ -539,6 +543,7 @@ func (s *sender) resendSegment() {
 		s.FastRecovery.HighRxt = seg.sequenceNumber.Add(seqnum.Size(seg.payloadSize())) - 1
 		s.FastRecovery.RescueRxt = seg.sequenceNumber.Add(seqnum.Size(seg.payloadSize())) - 1
 		s.sendSegment(seg)
+		s.prr.out++ // objbench patch 0003
 		s.ep.stack.Stats().TCP.FastRetransmit.Increment()
 		s.ep.stats.SendErrors.FastRetransmit.Increment()
 
@@ -1297,6 +1302,7 @@ func (s *sender) detectLoss(seg *segment) (fastRetransmit bool) {
 		return false
 	}
 	s.saveUndo()
+	s.prrEnter(s.SndCwnd)
 	s.cc.HandleLossDetected()
 	s.enterRecovery()
 	return true
@@ -1524,6 +1530,8 @@ func (s *sender) inRecovery() bool {
 // +checklocksexclude:s.rtt.rttMutex
 func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 	bestRTT := unknownRTT
+	// objbench patch 0003.
+	s.prrBeforeAck()
 
 	// Check if we can extract an RTT measurement from this ack. Measure against
 	// the ACK's ingress time (rcvdSeg.rcvdTime), not the current clock: if the
@@ -1797,6 +1805,7 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 			// RACK, enter recovery and retransmit
 			// the lost segments.
 			s.saveUndo()
+			s.prrEnter(s.SndCwnd)
 			s.cc.HandleLossDetected()
 			s.enterRecovery()
 			fastRetransmit = true
