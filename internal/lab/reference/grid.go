@@ -72,9 +72,9 @@ var CI = []Case{
 // since gVisor of 2026-09 (a cold 4 MiB GET at 40 and 100 ms, 50 Mbit and
 // one BDP: -1% and +1%; before, +27 to +110%). Behind a smaller queue slow
 // start overshoots on both stacks; upstream gVisor's SACK recovery took
-// longer (lab +21 to +195%), the fork's patch 0002 brings it to +5 to +10%
-// at 40 ms (third_party/gvisor/PATCHES.md); the gap stays until the grid
-// has measured every such row on a quiet machine. Random loss: without
+// longer (lab +21 to +195%); with the fork's patches 0002 and 0003 it is
+// +12 to +26% at 40 ms (third_party/gvisor/PATCHES.md), where at 50 Mbit
+// both stacks are bimodal (one or two reductions after slow start). Random loss: without
 // RACK and TLP a tail loss waits for the retransmission timer (lab +25 to
 // +105% at 10 ms and 1%); RACK stays off (netem). A short, fast path: the
 // reference's packets cross user space twice, which slows its kernel TCP
@@ -91,8 +91,9 @@ var CI = []Case{
 // leaves the wire in its bad state for the retransmission too.
 // Reordering: upstream gVisor detected a spurious fast retransmit (RFC
 // 3522) but did not undo its cut of the window as Linux does (at 25% the
-// lab +45 to +99% in four rows); the fork's patch 0001 undoes it (-12% and
-// -22%); at 1% Linux's own median moves from 0.44 to 2.4 s run to run.
+// lab +45 to +99% in four rows); the fork's patch 0001 undoes it (-11% and
+// -6%); at 1% the lab is now as fast as without reordering (-62 to -78%)
+// where Linux's own median moves from 0.44 to 2.4 s run to run.
 func (c Case) Gap() float64 {
 	switch {
 	case c.Loss > 0 || c.Bursty.On() || c.Reorder.Share > 0 || c.Rate > 0 && c.Queue > 0 && c.Queue < c.BDP()/2:
