@@ -159,3 +159,5 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.0 // indirect
 )
+
+replace gvisor.dev/gvisor => ./third_party/gvisor

@@ -71,8 +71,10 @@ var CI = []Case{
 // docs/lab.md#where-the-portable-path-misses-linux. A bottleneck behind a queue of at least half a BDP: none
 // since gVisor of 2026-09 (a cold 4 MiB GET at 40 and 100 ms, 50 Mbit and
 // one BDP: -1% and +1%; before, +27 to +110%). Behind a smaller queue slow
-// start overshoots on both stacks and gVisor's SACK recovery takes longer
-// (lab +21 to +65%, up to +120% on a busy machine). Random loss: without
+// start overshoots on both stacks; upstream gVisor's SACK recovery took
+// longer (lab +21 to +195%); with the fork's patches 0002 and 0003 it is
+// +12 to +26% at 40 ms (third_party/gvisor/PATCHES.md), where at 50 Mbit
+// both stacks are bimodal (one or two reductions after slow start). Random loss: without
 // RACK and TLP a tail loss waits for the retransmission timer (lab +25 to
 // +105% at 10 ms and 1%); RACK stays off (netem). A short, fast path: the
 // reference's packets cross user space twice, which slows its kernel TCP
@@ -87,11 +89,11 @@ var CI = []Case{
 // loss (lab -33% to +43%, +249% with bursts of 10 packets); a tail loss
 // inside a burst waits longer on either stack, as the sender's silence
 // leaves the wire in its bad state for the retransmission too.
-// Reordering: gVisor detects a spurious fast retransmit (RFC 3522) but
-// does not undo its cut of the window, nor raise its duplicate-ACK
-// threshold, as Linux does: at 25% the lab +45 to +99% in four rows; at
-// 1% -32 to +150% in four runs, where Linux's own median moved from 1.2
-// to 2.4 s.
+// Reordering: upstream gVisor detected a spurious fast retransmit (RFC
+// 3522) but did not undo its cut of the window as Linux does (at 25% the
+// lab +45 to +99% in four rows); the fork's patch 0001 undoes it (-11% and
+// -6%); at 1% the lab is now as fast as without reordering (-62 to -78%)
+// where Linux's own median moves from 0.44 to 2.4 s run to run.
 func (c Case) Gap() float64 {
 	switch {
 	case c.Loss > 0 || c.Bursty.On() || c.Reorder.Share > 0 || c.Rate > 0 && c.Queue > 0 && c.Queue < c.BDP()/2:
