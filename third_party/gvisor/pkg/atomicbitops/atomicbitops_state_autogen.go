@@ -10,7 +10,7 @@ package atomicbitops
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (f *Float64) StateTypeName() string {

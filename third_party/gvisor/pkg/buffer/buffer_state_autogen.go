@@ -5,7 +5,7 @@ package buffer
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (b *Buffer) StateTypeName() string {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"gvisor.dev/gvisor/pkg/atomicbitops"
-	"gvisor.dev/gvisor/pkg/refs"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/atomicbitops"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/refs"
 )
 
 // enableLogging indicates whether reference-related events should be logged (with

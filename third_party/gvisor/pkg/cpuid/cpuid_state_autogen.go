@@ -5,7 +5,7 @@ package cpuid
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (h *hwCap) StateTypeName() string {

@@ -24,7 +24,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gvisor.dev/gvisor/pkg/log"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/log"
 )
 
 // hostFeatureSet is initialized at startup.

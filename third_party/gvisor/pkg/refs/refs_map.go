@@ -17,8 +17,8 @@ package refs
 import (
 	"fmt"
 
-	"gvisor.dev/gvisor/pkg/log"
-	"gvisor.dev/gvisor/pkg/sync"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/log"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/sync"
 )
 
 var (

@@ -20,7 +20,7 @@ import (
 	"sort"
 	"time"
 
-	"gvisor.dev/gvisor/pkg/gohacks"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/gohacks"
 )
 
 type statEntry struct {

@@ -18,7 +18,7 @@ import (
 	"reflect"
 	"sort"
 
-	"gvisor.dev/gvisor/pkg/state/wire"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state/wire"
 )
 
 // assertValidType asserts that the type is valid.

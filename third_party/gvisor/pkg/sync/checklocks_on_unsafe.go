@@ -15,7 +15,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"gvisor.dev/gvisor/pkg/goid"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/goid"
 )
 
 // gLocks contains metadata about the locks held by a goroutine.

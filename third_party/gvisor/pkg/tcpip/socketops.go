@@ -15,9 +15,9 @@
 package tcpip
 
 import (
-	"gvisor.dev/gvisor/pkg/atomicbitops"
-	"gvisor.dev/gvisor/pkg/buffer"
-	"gvisor.dev/gvisor/pkg/sync"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/atomicbitops"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/buffer"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/sync"
 )
 
 // SocketOptionsHandler holds methods that help define endpoint specific

@@ -41,10 +41,10 @@ import (
 	"strings"
 	"time"
 
-	"gvisor.dev/gvisor/pkg/atomicbitops"
-	"gvisor.dev/gvisor/pkg/rand"
-	"gvisor.dev/gvisor/pkg/sync"
-	"gvisor.dev/gvisor/pkg/waiter"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/atomicbitops"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/rand"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/sync"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/waiter"
 )
 
 // Using the header package here would cause an import cycle.

@@ -22,8 +22,8 @@ import (
 	"reflect"
 	"strings"
 
-	"gvisor.dev/gvisor/pkg/goid"
-	"gvisor.dev/gvisor/pkg/log"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/goid"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/log"
 )
 
 // NewMutexClass allocates a new mutex class.

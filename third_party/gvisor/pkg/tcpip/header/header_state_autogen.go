@@ -5,7 +5,7 @@ package header
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (t *TCPSynOptions) StateTypeName() string {

@@ -15,7 +15,7 @@
 package header
 
 import (
-	"gvisor.dev/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
 )
 
 const (

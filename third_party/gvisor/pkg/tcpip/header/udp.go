@@ -18,8 +18,8 @@ import (
 	"encoding/binary"
 	"math"
 
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/checksum"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/checksum"
 )
 
 const (

@@ -18,9 +18,9 @@ import (
 	"fmt"
 	"math"
 
-	"gvisor.dev/gvisor/pkg/log"
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/header"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/log"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/header"
 )
 
 // NATType represents the type of NAT.

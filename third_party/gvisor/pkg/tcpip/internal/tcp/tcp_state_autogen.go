@@ -5,7 +5,7 @@ package tcp
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (offset *TSOffset) StateTypeName() string {

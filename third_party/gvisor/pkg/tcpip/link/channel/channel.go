@@ -20,9 +20,9 @@ package channel
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/header"
-	"gvisor.dev/gvisor/pkg/tcpip/stack"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/header"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/stack"
 )
 
 // Notification is the interface for receiving notification from the packet

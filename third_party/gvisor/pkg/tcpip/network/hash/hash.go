@@ -18,8 +18,8 @@ package hash
 import (
 	"encoding/binary"
 
-	"gvisor.dev/gvisor/pkg/rand"
-	"gvisor.dev/gvisor/pkg/tcpip/header"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/rand"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/header"
 )
 
 var hashIV = RandN32(1)[0]

@@ -5,7 +5,7 @@ package ipv4
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (i *icmpv4DestinationUnreachableSockError) StateTypeName() string {

@@ -5,7 +5,7 @@ package packet
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (p *packet) StateTypeName() string {

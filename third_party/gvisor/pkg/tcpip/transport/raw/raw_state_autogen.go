@@ -5,7 +5,7 @@ package raw
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (p *rawPacket) StateTypeName() string {

@@ -15,11 +15,11 @@
 package tcp
 
 import (
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/header"
-	"gvisor.dev/gvisor/pkg/tcpip/seqnum"
-	"gvisor.dev/gvisor/pkg/tcpip/stack"
-	"gvisor.dev/gvisor/pkg/waiter"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/header"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/seqnum"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/stack"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/waiter"
 )
 
 // Forwarder is a connection request forwarder, which allows clients to decide

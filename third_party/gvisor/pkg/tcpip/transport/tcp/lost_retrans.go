@@ -27,7 +27,7 @@ package tcp
 // the retransmission is lost and is sent again within the same recovery
 // (tcp_mark_lost_retrans before Linux 4.18; RACK's time order since).
 
-import "gvisor.dev/gvisor/pkg/tcpip/seqnum"
+import "github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/seqnum"
 
 // markLostRetransmissions marks the unacknowledged retransmissions sent
 // before data that has since been SACKed, beyond the duplicate-ACK

@@ -28,8 +28,8 @@ package tcp
 // is a duplicate-ACK threshold only with reorderingRaisesDupThresh.
 
 import (
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/seqnum"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/seqnum"
 )
 
 // maxReordering bounds the reordering degree, as Linux's default

@@ -5,7 +5,7 @@ package fragmentation
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (f *FragmentID) StateTypeName() string {

@@ -19,14 +19,14 @@ package network
 import (
 	"fmt"
 
-	"gvisor.dev/gvisor/pkg/atomicbitops"
-	"gvisor.dev/gvisor/pkg/buffer"
-	"gvisor.dev/gvisor/pkg/sync"
-	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/header"
-	"gvisor.dev/gvisor/pkg/tcpip/stack"
-	"gvisor.dev/gvisor/pkg/tcpip/transport"
-	"gvisor.dev/gvisor/pkg/waiter"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/atomicbitops"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/buffer"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/sync"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/header"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/stack"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip/transport"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/waiter"
 )
 
 // Endpoint is a datagram-based endpoint. It only supports sending datagrams to

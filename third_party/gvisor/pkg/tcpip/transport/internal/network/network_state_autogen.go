@@ -5,7 +5,7 @@ package network
 import (
 	"context"
 
-	"gvisor.dev/gvisor/pkg/state"
+	"github.com/objbench/objbench/third_party/gvisor/pkg/state"
 )
 
 func (e *Endpoint) StateTypeName() string {
