@@ -13,7 +13,7 @@
 // second quarter of the cases, so that the grid can be measured in pieces
 // on a shared machine.
 //
-//	go run ./bench/grid [-ci] [-netns] [-match TEXT] [-part I/N] [-list]
+//	go run ./bench/grid [-ci] [-netns] [-match TEXT] [-runs N] [-part I/N] [-list]
 package main
 
 import (
@@ -34,6 +34,7 @@ func main() {
 	withNetns := flag.Bool("netns", false, "also measure the lab's netns path (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
+	runs := flag.Int("runs", 0, "transfers per case and path, for each median (default 5; 7 with loss, reordering or duplication)")
 	flag.Parse()
 	var i, n int
 	if _, err := fmt.Sscanf(*part, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n {
@@ -47,6 +48,7 @@ func main() {
 	var cases []reference.Case
 	for _, c := range all {
 		if strings.Contains(c.String(), *match) {
+			c.N = *runs
 			cases = append(cases, c)
 		}
 	}

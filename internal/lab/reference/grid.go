@@ -40,6 +40,9 @@ func (c Case) Tolerance() float64 {
 // 30-60% from one run to the next on either stack, so the loss cases move
 // 4 MiB, whose medians of 7 held within ±20% on Linux).
 func (c Case) Runs() int {
+	if c.N > 0 {
+		return c.N
+	}
 	if c.Random() {
 		return 7
 	}

@@ -36,6 +36,9 @@ type Case struct {
 	Op        string // "GET" or "PUT"
 	Size      int
 	Warm      bool // on a connection that has just moved the same transfer
+	// N, when set, is how many transfers make the row's median (bench/grid.sh
+	// -runs), instead of Runs' default.
+	N int
 }
 
 func (c Case) String() string {
