@@ -33,6 +33,9 @@ TEXT ·native(SB),NOSPLIT|NOFRAME,$0-24
 TEXT ·xgetbv(SB),NOSPLIT|NOFRAME,$0-16
 	MOVQ reg+0(FP), CX
 	BYTE $0x0f; BYTE $0x01; BYTE $0xd0;
-	MOVL AX, ret+8(FP)
-	MOVL DX, ret+12(FP)
+	// EDX:EAX, the upper halves of RDX and RAX cleared: one uint64
+	// stored whole, as go vet's asmdecl check wants.
+	SHLQ $32, DX
+	ORQ DX, AX
+	MOVQ AX, ret+8(FP)
 	RET
