@@ -60,8 +60,13 @@ func cliAPIs(t *testing.T) []string {
 }
 
 // TestRunExpectContinueEveryProvider: through run, on every provider, a
-// 1 MiB PUT with --expect-continue at 40 ms spends one round trip in
-// wait100 (±15%) and one more round trip in total than without the flag.
+// PUT with --expect-continue at 40 ms spends one round trip in wait100
+// (±15%) and one more round trip in total than without the flag. The body
+// (8 KiB) fits in TCP's initial window, so the totals are one and two
+// round trips whatever slow start does: at 1 MiB a clean CI machine
+// measured both at two (the lab's unlimited wire is as fast as its CPU,
+// and slow start's rounds move with it), see labcheck's
+// TestExpectContinueThroughEverySDK.
 func TestRunExpectContinueEveryProvider(t *testing.T) {
 	if raceDetector {
 		t.Skip("timing test: runs without -race in scripts/test's timing step")
@@ -81,12 +86,12 @@ func TestRunExpectContinueEveryProvider(t *testing.T) {
 			// gives: on this machine 40.0-40.9 ms apart (wait100 40.4-41.5).
 			// With both cores held by busy loops S3 and GCS stayed within
 			// 30-48 ms, and Azure once read 56.6: Azurite (Node) starved.
-			args := []string{"--rtt", "40ms", "--lab-api", api, "--upload", "single", "--sizes", "1MiB", "--size-count", "9"}
+			args := []string{"--rtt", "40ms", "--lab-api", api, "--upload", "single", "--sizes", "8KiB", "--size-count", "9"}
 			with := runPut(t, append(args, "--expect-continue")...)[0]
 			without := runPut(t, args...)[0]
-			t.Logf("with: wait100 %.1f total min %.1f p50 %.1f sent %.2f waited %.2f; without: wait100 %.1f total min %.1f p50 %.1f sent %.2f",
-				with.Phases["wait100"].P50, with.Total.Min, with.Total.P50, with.Sent, with.Waited,
-				without.Phases["wait100"].P50, without.Total.Min, without.Total.P50, without.Sent)
+			t.Logf("with: wait100 %.1f total min %.1f p50 %.1f sent %.2f waited %.2f phases %v; without: wait100 %.1f total min %.1f p50 %.1f sent %.2f phases %v",
+				with.Phases["wait100"].P50, with.Total.Min, with.Total.P50, with.Sent, with.Waited, with.Phases,
+				without.Phases["wait100"].P50, without.Total.Min, without.Total.P50, without.Sent, without.Phases)
 			switch {
 			case with.Sent != 1 || with.Waited != 1 || without.Sent != 0 || without.Waited != 0 || without.Phases["wait100"].P50 != 0:
 				t.Fatalf("expect sent/waited: %v/%v with the flag, %v/%v without", with.Sent, with.Waited, without.Sent, without.Waited)

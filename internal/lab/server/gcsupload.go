@@ -229,6 +229,14 @@ func (g *gcsUploads) multipart(w http.ResponseWriter, r *http.Request, bucket st
 		gcsError(w, http.StatusBadRequest, "reading the upload: "+err.Error())
 		return
 	}
+	// Read the closing boundary to the body's end before answering: Go's
+	// server closes a connection whose request asked for 100-continue
+	// and was answered before its body's EOF, where GCS keeps it (a
+	// small upload with Expect then paid a new connection every time).
+	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)); err != nil {
+		gcsError(w, http.StatusBadRequest, "reading the upload: "+err.Error())
+		return
+	}
 	g.commit(w, r, attrs, body)
 }
 

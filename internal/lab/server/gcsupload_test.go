@@ -1,17 +1,20 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/option"
@@ -149,5 +152,45 @@ func TestGCSResumableKnownTotal(t *testing.T) {
 	loc = start(fmt.Sprintf(`{"name":"badsum","md5Hash":%q}`, wrong))
 	if resp := put(loc, "bytes 0-199/200", body); resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("a wrong declared MD5: %s, want 400", resp.Status)
+	}
+}
+
+// TestGCSMultipartExpectKeepsConnection: a multipart upload that asks for
+// 100-continue keeps its connection, as on GCS, also when the body's last
+// bytes (the closing boundary's line end) come in a segment of their own,
+// as they do over the lab's wire: the lab reads the body to its end before
+// answering, where Go's server would otherwise close the connection (a
+// small upload with Expect then paid a new connection every time).
+func TestGCSMultipartExpectKeepsConnection(t *testing.T) {
+	srv := gcsLab(t)
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	body := "--b\r\nContent-Type: application/json\r\n\r\n{\"name\":\"expect\"}\r\n" +
+		"--b\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b--\r\n"
+	fmt.Fprintf(c, "POST /upload/storage/v1/b/%s/o?uploadType=multipart HTTP/1.1\r\nHost: lab\r\n"+
+		"Content-Type: multipart/related; boundary=b\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", Bucket, len(body))
+	br := bufio.NewReader(c)
+	cont, err := http.ReadResponse(br, nil)
+	if err != nil || cont.StatusCode != http.StatusContinue {
+		t.Fatalf("want 100 Continue: %v %v", cont, err)
+	}
+	tail := len(body) - 2
+	if _, err := io.WriteString(c, body[:tail]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the line end comes later, as over a wire
+	_, _ = io.WriteString(c, body[tail:])
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		t.Errorf("%s, closing the connection %v: want 200 on a connection kept open", resp.Status, resp.Close)
 	}
 }
