@@ -1271,6 +1271,12 @@ func (e *Endpoint) handleReset(s *segment) (ok bool, err tcpip.Error) {
 // +checklocksexclude:e.snd.rtt.rttMutex
 func (e *Endpoint) handleSegmentsLocked() tcpip.Error {
 	sndUna := e.snd.SndUna
+	// objbench patch 0005: at least every second full-sized segment is
+	// acknowledged at once, also in a batch (Linux's __tcp_ack_snd_check,
+	// RFC 5681 section 4.2), where upstream acknowledges a batch of up to
+	// maxSegmentsPerWake once: a flight that arrives together then had one
+	// ACK, and a lost ACK cost the sender its retransmission timer.
+	var full int
 	for i := 0; i < maxSegmentsPerWake; i++ {
 		if state := e.EndpointState(); state.closed() || state == StateTimeWait || state == StateError {
 			return nil
@@ -1279,6 +1285,11 @@ func (e *Endpoint) handleSegmentsLocked() tcpip.Error {
 		if s == nil {
 			break
 		}
+		// Full-sized: the MSS advertised less room for options (a
+		// sender's own, e.g. timestamps and SACK blocks, come off it).
+		if s.payloadSize() >= int(e.amss)-header.TCPOptionsMaximumSize {
+			full++
+		}
 		cont, err := e.handleSegmentLocked(s)
 		s.DecRef()
 		if err != nil {
@@ -1286,6 +1297,10 @@ func (e *Endpoint) handleSegmentsLocked() tcpip.Error {
 		}
 		if !cont {
 			return nil
+		}
+		if full >= 2 && e.rcv.RcvNxt != e.snd.MaxSentAck {
+			e.snd.sendAck()
+			full = 0
 		}
 	}
 
