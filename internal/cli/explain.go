@@ -100,7 +100,7 @@ func explainOut(g *globals, f *explainFlags, d *document.ExplainDocument, err er
 	if werr := terminal.WriteExplainOut(stdout, d, f.jsonOut, f.whatIf); werr != nil {
 		return werr
 	}
-	if serr := save(g, &f.save, d, nil, nil, stderr); serr != nil {
+	if serr := f.save.where(g).Save(d, nil, nil, stderr); serr != nil {
 		return serr
 	}
 	if capture {

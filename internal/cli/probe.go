@@ -18,6 +18,7 @@ import (
 	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/session"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/telemetry"
@@ -82,7 +83,9 @@ func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, 
 	}
 	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
 	if !pf.noSave {
-		p.Store = func(run results.Run, steps []results.Step, kept stats.KeptSeq) { store(g, run, steps, kept, stderr) }
+		p.Store = func(run results.Run, steps []results.Step, kept stats.KeptSeq) {
+			session.Keep{DB: g.db}.Store(run, steps, kept, stderr)
+		}
 	}
 	defer func() {
 		if err != nil {

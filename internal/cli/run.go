@@ -10,12 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/objbench/objbench/internal/analysis"
-	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/journal"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/report/terminal"
+	"github.com/objbench/objbench/internal/session"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
@@ -116,68 +114,37 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	defer sr.Close()
-	newClient := env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts)
-
-	doc := &document.Document{Envelope: document.NewEnvelope("run", runID, started)}
-	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, f.asMap(strategy), labels
+	options := f.asMap(strategy)
 	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
-		doc.Options["download"] = download
+		options["download"] = download
 	}
 	if env.LabInfo != nil && f.Lab.Faults != "" {
-		doc.Options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
+		options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
-	f.open.AddTo(doc.Options)
-	f.shards.addTo(doc.Options, spec)
-	rec := analysis.NewRunRecorder(doc, string(strategy), &f.open.OpenSettings, f.keep)
+	f.open.AddTo(options)
+	f.shards.addTo(options, spec)
 	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))
 	live := terminal.NewLiveStatus(stderr, !f.out.quiet && !progress.On())
 	progress.Suffix = live.LastLine
-	jr := journal.Start(ctx, g.db, !f.noSave && !f.noJournal, sr.SaveID(runID), doc, string(strategy), &f.open.OpenSettings,
-		f.open.Interval, sr, f.shards.resultsEvery, stderr)
-	defer jr.Close()
-	sess := &load.Session{
-		Runner: &load.Runner{NewClient: newClient, Timeout: f.Timeout, Progress: func(st *load.Step, done int64, elapsed time.Duration) { progress.Update(stepStatus(st), done, elapsed) }, Keep: rec.Cap(),
-			Interval: f.open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) {
-				jr.Interval(st, ivs) // journaled before it is shown: a line printed is a line kept
-				live.Interval(stepStatus(st), ivs)
-			}, Ready: sr.WaitStart},
-		Setup:    env.Setup.Backend,
-		Prefix:   env.Prefix,
-		Opts:     opts,
-		Keep:     env.Keep,
-		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
-		BeforeStep: func(i, n int, st *load.Step) {
-			rec.Begin(i)
-			jr.BeginStep(i, st)
-			progress.Step(i, n)
+	out, err := session.Run(ctx, session.Config{
+		Env: env, Shard: sr, NewClient: env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts),
+		RunID: runID, Started: started, Strategy: string(strategy), Options: options, Labels: labels,
+		Opts: opts, Open: &f.open.OpenSettings, Timeout: f.Timeout,
+		Download:    load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
+		KeepSamples: f.keep, DB: g.db, Journal: !f.noSave && !f.noJournal, ResultsEvery: f.shards.resultsEvery,
+		Prices: prices, Stderr: stderr,
+		OnStep: progress.Step,
+		OnProgress: func(st *load.Step, done int64, elapsed time.Duration) {
+			progress.Update(stepStatus(st), done, elapsed)
 		},
-		AfterStep: func(res *load.StepResult) {
-			sr.StepDone(res.Wall)
-			jr.Result(rec.Add(res), res.Histograms)
-		},
+		OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) },
+		OnDone:     progress.Done,
+		Notify:     func(line string) { fmt.Fprintf(stderr, "objbench: %s\n", oneLine(line)) },
+	})
+	if err != nil {
+		return err
 	}
-	defer stats.HoldGCBudget()() // the steps' budget, until the run is saved
-	_, runErr := sess.Run(ctx)
-	progress.Done()
-	doc.Interrupted = ctx.Err() != nil
-	if _, cerr := sess.Cleanup(2*time.Minute + f.Timeout); cerr != nil {
-		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
-	}
-	doc.DurationS = time.Since(started).Seconds()
-	doc.Express = env.Express()
-	jr.Stop() // no partial upload after the final document
-	warnings, runErr := sr.Finish(doc, rec.Histograms, runErr, doc.Interrupted)
-	for _, w := range append(analysis.RateWarnings(doc), warnings...) {
-		fmt.Fprintf(stderr, "objbench: %s\n", oneLine(w))
-	}
-	if runErr != nil && !doc.Interrupted {
-		if len(doc.Results) == 0 {
-			return runErr
-		}
-		fmt.Fprintf(stderr, "objbench: run stopped early: %s\n", oneLine(runErr.Error()))
-	}
-	analysis.Annotate(doc, prices)
-	return finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), rec.Histograms, rec.Kept(), runErr, stdout, stderr)
+	return finish(g, &f.saveFlags, &f.out, out.Doc, f.viewFlags.text(out.Doc), out.Histograms, out.Kept, out.Err, stdout, stderr)
 }
 
 // stepStatus is what the progress line and live status show of st.

@@ -3,18 +3,16 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
 	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
+	"github.com/objbench/objbench/internal/session"
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/usage"
@@ -106,29 +104,9 @@ func (o *outFlags) status(stdout, stderr io.Writer) *terminal.StatusLine {
 	return terminal.NewStatusLine(stderr, o.statusOn(stdout))
 }
 
-// save encodes a finished (or interrupted) document once, stores it with
-// its steps and kept samples, then writes --report from memory. A failure
-// to store is a warning (the results were already printed); a failure to
-// encode, or to write the report asked for, is the error returned.
-func save(g *globals, sf *saveFlags, d document.Doc, histograms []map[string][]byte, kept stats.KeptSeq, stderr io.Writer) error {
-	run, steps, err := results.Record(d, histograms)
-	if err != nil {
-		return err
-	}
-	if !sf.noSave {
-		store(g, run, steps, kept, stderr)
-	}
-	if sf.report == "" {
-		return nil
-	}
-	return html.WriteAfterRun(sf.report, analysis.FromDocument(run, steps, d), stderr)
-}
-
-// store saves a run in the results database; a failure is a warning.
-func store(g *globals, run results.Run, steps []results.Step, kept stats.KeptSeq, stderr io.Writer) {
-	if err := results.SaveWithin(2*time.Minute, g.db, run, steps, kept); err != nil {
-		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, oneLine(err.Error()))
-	}
+// where says where this command's documents are kept (session.Keep).
+func (sf *saveFlags) where(g *globals) session.Keep {
+	return session.Keep{DB: g.db, NoSave: sf.noSave, Report: sf.report}
 }
 
 // finish is the end of every measuring command: the document to -o FILE
@@ -143,7 +121,7 @@ func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(
 	if err := report.WriteOutput(out.output, stdout, text); err != nil {
 		return err
 	}
-	if err := save(g, sf, d, histograms, kept, stderr); err != nil {
+	if err := sf.where(g).Save(d, histograms, kept, stderr); err != nil {
 		return err
 	}
 	if d.Head().Interrupted {

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/load"
 	"github.com/objbench/objbench/internal/report/terminal"
+	"github.com/objbench/objbench/internal/session"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/units"
 	"github.com/objbench/objbench/internal/usage"
@@ -95,43 +95,28 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		return err
 	}
 	defer env.Close()
-	for i, k := range keys {
-		keys[i] = env.Target.Prefix + k
-	}
-	specs := load.Strategies(load.SDKUpload(env.Target.Scheme), f.Parallel)
-	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", runID, started)}
-	doc.Target, doc.Lab, doc.Labels = env.Info(), env.LabInfo, labels
-	doc.Options = map[string]string{"objects": fmt.Sprint(f.Objects), "size": f.Sizes, "parallel": fmt.Sprint(f.Parallel),
+	options := map[string]string{"objects": fmt.Sprint(f.Objects), "size": f.Sizes, "parallel": fmt.Sprint(f.Parallel),
 		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.Ops}
 	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
-		doc.Options["download"] = download
+		options["download"] = download
 	}
-	f.shards.addTo(doc.Options, spec)
+	f.shards.addTo(options, spec)
 	status := f.out.status(stdout, stderr)
-	sweep := &load.StrategySweep{
-		NewClient: func(spec load.StrategySpec) load.ClientFactory {
-			return env.Factory(spec.Conn, f.expectContinue, spec.Upload, 1)
-		},
-		Timeout: f.Timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
-		Objects: f.Objects, Sizes: sizes, RTT: env.LabRTT(), Keys: keys, SkipDownloads: skipDownloads,
+	out, err := session.Strategies(ctx, session.StrategiesConfig{
+		Env: env, RunID: runID, Started: started, Options: options, Labels: labels,
+		Expect: f.expectContinue, Timeout: f.Timeout, Objects: f.Objects, Parallel: f.Parallel, Sizes: sizes,
+		Keys: keys, SkipDownloads: skipDownloads, Prices: prices,
 		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
-		Progress: func(op string, size int64, spec load.StrategySpec) {
+		OnStrategy: func(op string, size int64, spec load.StrategySpec) {
 			status.Printf("%s %d × %s: %s", op, f.Objects, units.FormatSize(size), spec.Name)
 		},
+		OnDone: status.Clear,
+		Notify: func(line string) { fmt.Fprintf(stderr, "objbench: %s\n", oneLine(line)) },
+	})
+	if err != nil {
+		return err
 	}
-	all, runErr, cerr := sweep.Run(ctx, specs)
-	status.Clear()
-	interrupted := ctx.Err() != nil
-	if cerr != nil {
-		fmt.Fprintf(stderr, "objbench: warning: %s\n", oneLine(cerr.Error()))
-	}
-	doc.Strategies, doc.Summary, doc.FirstVsLater = analysis.StrategyRows(all)
-	analysis.AnnotateStrategies(doc, prices)
-	doc.DurationS = time.Since(started).Seconds()
-	doc.Interrupted = interrupted
-	if runErr != nil && !interrupted && len(all) == 0 {
-		return runErr
-	}
+	doc := out.Doc
 	textOf := func(w io.Writer) error { return terminal.WriteStrategiesText(w, doc) }
-	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
+	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, out.Err, stdout, stderr)
 }
