@@ -26,6 +26,8 @@ type facts struct {
 	hs float64
 	// cl is the connections' clients (clientOf).
 	cl *clients
+	// thr is the run's throttling (throttles), read by several rules.
+	thr *throttling
 }
 
 // rule turns the facts into findings, none when its pattern is absent. A
@@ -73,7 +75,7 @@ func Findings(e *document.Explain, in Input) []document.Finding {
 	if e.Requests == 0 {
 		return nil
 	}
-	f := &facts{e: e, in: in, g: newGraph(e), rtt: e.RTTms / 1000}
+	f := &facts{e: e, in: in, g: newGraph(e), rtt: e.RTTms / 1000, thr: throttles(e)}
 	for _, c := range e.Conns {
 		f.hs += c.HandshakeRTTs / float64(len(e.Conns))
 	}
@@ -373,7 +375,7 @@ func idleTimeoutRule(f *facts) []document.Finding {
 // errorsRule: failed requests, the expected misses apart, and the
 // throttled ones a retry turned into a success (the throttling finding's).
 func errorsRule(f *facts) []document.Finding {
-	retried := throttles(f.e).retriedOK
+	retried := f.thr.retriedOK
 	errs := f.e.Errors - len(retried)
 	if errs <= 0 {
 		return nil
@@ -412,7 +414,7 @@ func checksumRule(f *facts) []document.Finding {
 // and this rule leaves it out.
 func notStorageRule(f *facts) []document.Finding {
 	e := f.e
-	away, backoff := e.NotStorageS, backoffAway(e)
+	away, backoff := e.NotStorageS, backoffAway(e, f.thr)
 	away = max(away-backoff, 0)
 	if e.WallS <= 0 || away <= 0.5 || away/e.WallS <= 0.3 {
 		return nil
@@ -429,8 +431,7 @@ func notStorageRule(f *facts) []document.Finding {
 // backoffAway is the time the program spent waiting to retry throttled
 // requests while no request was in flight: the part of the time away from
 // storage that its SDK's backoff explains.
-func backoffAway(e *document.Explain) float64 {
-	t := throttles(e)
+func backoffAway(e *document.Explain, t *throttling) float64 {
 	if len(t.waits) == 0 {
 		return 0
 	}

@@ -275,7 +275,7 @@ func spreadText(api, scope string, n int) string {
 // throttleRule: the store answered throttling errors (S3 503 SlowDown,
 // GCS 429, Azure 503 ServerBusy) and the program waited to retry them.
 func throttleRule(f *facts) []document.Finding {
-	t := throttles(f.e)
+	t := f.thr
 	if t.throttled == 0 {
 		return nil
 	}

@@ -77,33 +77,10 @@ func (b Body) word(i int64, w int) uint64 {
 	return hi ^ lo
 }
 
-// mismatch is the index of the first byte of p that is not the body's
-// byte at off (bytes past the body's end never are), or -1. It compares p
-// with the generator's words in registers, never writing the body's bytes
-// out: one read of p, a multiplication per 8 bytes, no copy, no buffer.
-func (b Body) mismatch(p []byte, off int64) int {
-	if rest := b.size - off; int64(len(p)) > rest {
-		if rest <= 0 {
-			return 0
-		}
-		if at := b.mismatch(p[:rest], off); at >= 0 {
-			return at
-		}
-		return int(rest)
-	}
-	for done := 0; done < len(p); {
-		pos := off + int64(done)
-		i, in := pos/bodyBlock, int(pos%bodyBlock)
-		n := min(len(p)-done, bodyBlock-in)
-		if at := b.mismatchBlock(i, in, p[done:done+n]); at >= 0 {
-			return done + at
-		}
-		done += n
-	}
-	return -1
-}
-
-// mismatchBlock is mismatch within block i, p starting at byte in of it.
+// mismatchBlock is the index of the first byte of p that is not block
+// i's byte from byte in of it, or -1. It compares p with the generator's
+// words in registers, never writing the body's bytes out: one read of p, a
+// multiplication per 8 bytes, no copy, no buffer.
 func (b Body) mismatchBlock(i int64, in int, p []byte) int {
 	k, w := 0, in/8
 	if r := in % 8; r != 0 { // the word p starts inside, byte by byte

@@ -61,11 +61,19 @@ func (c *sumsCache) get(size int64) blockSums {
 	return t
 }
 
-// mismatchSums is Body.mismatch with the blocks' CRC-32C where known,
-// learning those of whole blocks that compare equal.
+// mismatchSums is the index of the first byte of p that is not the body's
+// byte at off (bytes past the body's end never are), or -1; with sums, a
+// whole block whose CRC-32C is known is checked by it, and one that
+// compares equal teaches its CRC-32C.
 func (b Body) mismatchSums(sums blockSums, p []byte, off int64) int {
-	if sums == nil || off+int64(len(p)) > b.size {
-		return b.mismatch(p, off)
+	if rest := b.size - off; int64(len(p)) > rest {
+		if rest <= 0 {
+			return 0
+		}
+		if at := b.mismatchSums(sums, p[:rest], off); at >= 0 {
+			return at
+		}
+		return int(rest)
 	}
 	for done := 0; done < len(p); {
 		pos := off + int64(done)
@@ -73,7 +81,7 @@ func (b Body) mismatchSums(sums blockSums, p []byte, off int64) int {
 		blockLen := int(min(bodyBlock, b.size-i*bodyBlock))
 		n := min(len(p)-done, blockLen-in)
 		seg := p[done : done+n]
-		if in == 0 && n == blockLen { // a whole block in hand
+		if sums != nil && in == 0 && n == blockLen { // a whole block in hand
 			e := &sums[i]
 			known := e.Load()
 			if known != 0 && crc32.Update(0, castagnoli, seg) == uint32(known) {

@@ -102,18 +102,69 @@ func (g *gcsUploads) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
+	aw, ar := bodyFirst(w, r) // the lab's own handlers answer after the body
 	switch {
 	case (r.Method == http.MethodPut || r.Method == http.MethodPost) && q.Has("upload_id"):
-		g.chunk(w, r, q.Get("upload_id")) // the Go client POSTs its chunks, others PUT them
+		g.chunk(aw, ar, q.Get("upload_id")) // the Go client POSTs its chunks, others PUT them
 	case r.Method == http.MethodPost && q.Get("uploadType") == "media" && q.Get("name") != "":
-		g.media(w, r, bucket)
+		g.media(aw, ar, bucket)
 	case r.Method == http.MethodPost && q.Get("uploadType") == "multipart":
-		g.multipart(w, r, bucket)
+		g.multipart(aw, ar, bucket)
 	case r.Method == http.MethodPost && q.Get("uploadType") == "resumable" && !q.Has("upload_id") && r.Header.Get("X-Goog-Upload-Command") == "":
-		g.start(w, r, bucket)
+		g.start(aw, ar, bucket)
 	default:
 		g.next.ServeHTTP(w, r)
 	}
+}
+
+// bodyFirst makes the answer to r wait until a request body the handler
+// began to read is read to its end (64 KiB more at most), as GCS does: Go's
+// server closes the connection of a request that asked for 100-continue
+// and was answered before its body's EOF (say, the closing boundary of a
+// multipart upload that came in a segment of its own), and a small upload
+// with Expect then paid a new connection every time.
+func bodyFirst(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
+	b := &begunBody{ReadCloser: r.Body}
+	r2 := *r
+	r2.Body = b
+	return &answerAfterBody{ResponseWriter: w, body: b}, &r2
+}
+
+// begunBody notes whether its handler read from it.
+type begunBody struct {
+	io.ReadCloser
+	begun bool
+}
+
+func (b *begunBody) Read(p []byte) (int, error) {
+	b.begun = true
+	return b.ReadCloser.Read(p)
+}
+
+// answerAfterBody reads a begun body to its end before the first answer.
+type answerAfterBody struct {
+	http.ResponseWriter
+	body    *begunBody
+	drained bool
+}
+
+func (a *answerAfterBody) drain() {
+	if !a.drained {
+		a.drained = true
+		if a.body.begun {
+			_, _ = io.Copy(io.Discard, io.LimitReader(a.body, 64<<10))
+		}
+	}
+}
+
+func (a *answerAfterBody) WriteHeader(code int) {
+	a.drain()
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *answerAfterBody) Write(p []byte) (int, error) {
+	a.drain()
+	return a.ResponseWriter.Write(p)
 }
 
 // bucketExists: fake-gcs-server answers an upload into a missing bucket
@@ -226,14 +277,6 @@ func (g *gcsUploads) multipart(w http.ResponseWriter, r *http.Request, bucket st
 	}
 	defer body.discard()
 	if _, err := body.ReadFrom(part); err != nil {
-		gcsError(w, http.StatusBadRequest, "reading the upload: "+err.Error())
-		return
-	}
-	// Read the closing boundary to the body's end before answering: Go's
-	// server closes a connection whose request asked for 100-continue
-	// and was answered before its body's EOF, where GCS keeps it (a
-	// small upload with Expect then paid a new connection every time).
-	if _, err := io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)); err != nil {
 		gcsError(w, http.StatusBadRequest, "reading the upload: "+err.Error())
 		return
 	}
