@@ -94,6 +94,7 @@ type Network struct {
 	cfg            Config
 	client, server *stack.Stack
 	up, down       *direction
+	clientEP       *endpoint // for tests
 	done           chan struct{}
 	closeOnce      sync.Once
 }
@@ -192,6 +193,9 @@ func New(cfg Config) (*Network, error) {
 	ce := &endpoint{mtu: uint32(cfg.MTU), out: n.up}
 	se := &endpoint{mtu: uint32(cfg.MTU), out: n.down}
 	n.up.out, n.down.out = se.deliver, ce.deliver
+	n.clientEP = ce
+	n.up.flush = func() { se.queued() }
+	n.down.flush = func() { ce.queued() }
 	var err error
 	if n.client, err = newStack(ce, ClientAddr, cfg.Client); err != nil {
 		return nil, err
@@ -230,12 +234,20 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	moderate := tcpip.TCPModerateReceiveBufferOption(true)
 	cc := tcpip.CongestionControlOption(ccOpt)
 	rec := tcpip.TCPRecovery(recoveryOpt)
-	opts = append(opts, &sack, &moderate, &cc, &rec)
+	// Each segment processed on the wire's goroutine as it arrives, as
+	// Linux does in its softirq (fork patch 0006, ep.queued below).
+	inline := tcpip.TCPInlineProcessingOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)
 		}
 	}
+	p, ok := s.TransportProtocolInstance(tcp.ProtocolNumber).(interface{ ProcessQueued() })
+	if !ok {
+		return fail("inline processing", &tcpip.ErrNotSupported{})
+	}
+	ep.queued = p.ProcessQueued
 	return s, nil
 }
 

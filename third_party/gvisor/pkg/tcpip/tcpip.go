@@ -1166,6 +1166,13 @@ func (*TCPModerateReceiveBufferOption) isGettableTransportProtocolOption() {}
 
 func (*TCPModerateReceiveBufferOption) isSettableTransportProtocolOption() {}
 
+// TCPInlineProcessingOption processes a connected endpoint's segments on the
+// goroutine that delivers them rather than on the dispatcher's processor
+// goroutines (objbench patch 0006).
+type TCPInlineProcessingOption bool
+
+func (*TCPInlineProcessingOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"sync/atomic"
 	"time"
 
 	"github.com/objbench/objbench/third_party/gvisor/pkg/log"
@@ -202,7 +203,14 @@ func handleConnected(ep *Endpoint) {
 	if !ep.TryLock() {
 		return
 	}
+	handleConnectedLocked(ep)
+}
 
+// handleConnectedLocked is handleConnected once ep.mu is held; it unlocks it.
+//
+// +checklocksrelease:ep.mu
+// +checklocksexclude:ep.segmentQueue.mu
+func handleConnectedLocked(ep *Endpoint) {
 	if !ep.EndpointState().connected() {
 		// If the endpoint has already transitioned out of a connected
 		// state then just return (only possible if it was closed or
@@ -400,6 +408,11 @@ type dispatcher struct {
 	paused bool
 	// +checklocks:mu
 	closed bool
+	// inline is objbench patch 0006 (tcpip.TCPInlineProcessingOption):
+	// queuePacket leaves connected endpoints in inlineQ for processQueued.
+	inline   atomic.Bool
+	inlineMu sync.Mutex
+	inlineQ  []*Endpoint
 }
 
 // init initializes a dispatcher and starts the main loop for all the processors
@@ -505,7 +518,43 @@ func (d *dispatcher) queuePacket(stackEP stack.TransportEndpoint, id stack.Trans
 	// goroutine as endpoint.UnlockUser will wake up the processor if the
 	// segment queue is not empty.
 	if !ep.isOwnedByUser() {
+		if d.inline.Load() {
+			d.inlineMu.Lock()
+			d.inlineQ = append(d.inlineQ, ep)
+			d.inlineMu.Unlock()
+			return
+		}
 		d.selectProcessor(id).queueEndpoint(ep)
+	}
+}
+
+// processQueued is objbench patch 0006: with TCPInlineProcessingOption the
+// segments queuePacket took are processed on the goroutine that delivered
+// them, once the stack has let go of its locks (Protocol.ProcessQueued), as
+// Linux processes a packet in its softirq on arrival; the processor
+// goroutines otherwise pick up what has queued meanwhile as one batch, and
+// its ACKs (and a sender's new segments) leave together. An endpoint that is
+// not connected, or whose lock is held, goes to its processor as upstream.
+//
+// +checklocksexclude:ep.segmentQueue.mu
+func (d *dispatcher) processQueued() {
+	d.inlineMu.Lock()
+	q := d.inlineQ
+	d.inlineQ = nil
+	d.inlineMu.Unlock()
+	for _, ep := range q {
+		if ep.segmentQueue.empty() {
+			continue
+		}
+		if st := ep.EndpointState(); st.connected() && st != StateTimeWait && ep.TryLock() {
+			handleConnectedLocked(ep)
+			if ep.segmentQueue.empty() {
+				continue
+			}
+		}
+		if !ep.isOwnedByUser() {
+			d.selectProcessor(ep.ID).queueEndpoint(ep)
+		}
 	}
 }
 

@@ -276,6 +276,12 @@ func replyWithReset(st *stack.Stack, s *segment, tos, ipv4TTL uint8, ipv6HopLimi
 	}, p, stack.GSO{}, nil /* PacketOwner */)
 }
 
+// ProcessQueued processes the segments delivered since its last call, with
+// TCPInlineProcessingOption set, on the caller's goroutine (objbench patch
+// 0006): a link endpoint calls it after each DeliverNetworkPacket, with no
+// lock of the stack's held.
+func (p *protocol) ProcessQueued() { p.dispatcher.processQueued() }
+
 // SetOption implements stack.TransportProtocol.SetOption.
 //
 // +checklocksexclude:p.mu
@@ -291,6 +297,11 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Lock()
 		p.recovery = *v
 		p.mu.Unlock()
+		return nil
+
+	case *tcpip.TCPInlineProcessingOption:
+		// objbench patch 0006 (dispatcher.go's processInline).
+		p.dispatcher.inline.Store(bool(*v))
 		return nil
 
 	case *tcpip.TCPDelayEnabled:
