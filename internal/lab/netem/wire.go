@@ -340,7 +340,8 @@ type endpoint struct {
 	// wire calls it after each delivery (direction.flush), so that the
 	// stack processes each segment on the wire's goroutine as it arrives,
 	// as Linux's softirq does (a batch at a time, the packets due
-	// together, kept most of the gap behind 8-packet queues: PATCHES.md).
+	// together, kept most of the gap behind 8-packet queues:
+	// third_party/gvisor/PATCHES.md).
 	queued func()
 	// written counts the packets the stack wrote (for tests).
 	written atomic.Int64
