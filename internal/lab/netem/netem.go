@@ -194,8 +194,6 @@ func New(cfg Config) (*Network, error) {
 	se := &endpoint{mtu: uint32(cfg.MTU), out: n.down}
 	n.up.out, n.down.out = se.deliver, ce.deliver
 	n.clientEP = ce
-	n.up.flush = func() { se.queued() }
-	n.down.flush = func() { ce.queued() }
 	var err error
 	if n.client, err = newStack(ce, ClientAddr, cfg.Client); err != nil {
 		return nil, err
@@ -204,6 +202,7 @@ func New(cfg Config) (*Network, error) {
 		n.client.Close()
 		return nil, err
 	}
+	n.up.flush, n.down.flush = se.queued, ce.queued // set by newStack
 	go n.up.run()
 	go n.down.run()
 	return n, nil

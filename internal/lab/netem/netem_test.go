@@ -18,6 +18,19 @@ import (
 
 var lastServer atomic.Pointer[Conn]
 
+// dialServed serves on port 80 of n and dials it, closing the connection
+// when tb ends.
+func dialServed(tb testing.TB, n *Network) *Conn {
+	tb.Helper()
+	serve(tb, n, 80)
+	c, err := n.Dial(context.Background(), 80)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
 // serve answers each 8-byte request with that many bytes.
 func serve(t testing.TB, n *Network, port int) {
 	ln, err := n.Listen(port)
@@ -204,12 +217,7 @@ func TestResetAndDialClosed(t *testing.T) {
 
 func BenchmarkThroughput(b *testing.B) {
 	n := newNet(b, 2*time.Millisecond, 0, 0)
-	serve(b, n, 80)
-	c, err := n.Dial(context.Background(), 80)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := dialServed(b, n)
 	get(b, c, 1<<20)
 	const size = 32 << 20
 	b.SetBytes(size)
@@ -225,12 +233,7 @@ func BenchmarkThroughputRTT(b *testing.B) {
 	for _, rtt := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
 		b.Run(rtt.String(), func(b *testing.B) {
 			n := newNet(b, rtt, 0, 0)
-			serve(b, n, 80)
-			c, err := n.Dial(context.Background(), 80)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
+			c := dialServed(b, n)
 			get(b, c, 8<<20)
 			const size = 32 << 20
 			b.SetBytes(size)
@@ -250,12 +253,7 @@ func BenchmarkThroughputRTT(b *testing.B) {
 // and a lost ACK then cost the sender a retransmission timeout.
 func TestAckEverySecondSegment(t *testing.T) {
 	n := newNet(t, 40*time.Millisecond, 0, 0)
-	serve(t, n, 80)
-	c, err := n.Dial(context.Background(), 80)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialServed(t, n)
 	get(t, c, 4<<20)
 	up, down := n.Stats()
 	// The client's ACKs (up) against the server's data segments (down):

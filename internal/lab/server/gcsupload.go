@@ -127,7 +127,11 @@ func bodyFirst(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *ht
 	b := &begunBody{ReadCloser: r.Body}
 	r2 := *r
 	r2.Body = b
-	return &answerAfterBody{ResponseWriter: w, body: b}, &r2
+	return &firstAnswer{ResponseWriter: w, before: func() {
+		if b.begun {
+			_, _ = io.Copy(io.Discard, io.LimitReader(b, 64<<10))
+		}
+	}}, &r2
 }
 
 // begunBody notes whether its handler read from it.
@@ -139,32 +143,6 @@ type begunBody struct {
 func (b *begunBody) Read(p []byte) (int, error) {
 	b.begun = true
 	return b.ReadCloser.Read(p)
-}
-
-// answerAfterBody reads a begun body to its end before the first answer.
-type answerAfterBody struct {
-	http.ResponseWriter
-	body    *begunBody
-	drained bool
-}
-
-func (a *answerAfterBody) drain() {
-	if !a.drained {
-		a.drained = true
-		if a.body.begun {
-			_, _ = io.Copy(io.Discard, io.LimitReader(a.body, 64<<10))
-		}
-	}
-}
-
-func (a *answerAfterBody) WriteHeader(code int) {
-	a.drain()
-	a.ResponseWriter.WriteHeader(code)
-}
-
-func (a *answerAfterBody) Write(p []byte) (int, error) {
-	a.drain()
-	return a.ResponseWriter.Write(p)
 }
 
 // bucketExists: fake-gcs-server answers an upload into a missing bucket

@@ -59,30 +59,20 @@ func requestSize(r *http.Request) int64 {
 	return r.ContentLength
 }
 
-// serviceWriter holds the response's first byte for a service time drawn
-// when it is about to leave: the server has read the request and done its
-// work, as the "time beyond the round trips" was measured. A GET's size is
-// its response's Content-Length, a PUT's its request's.
-type serviceWriter struct {
-	http.ResponseWriter
-	r       *http.Request
-	model   ServiceModel
-	op      string
-	size    int64
-	waited  bool
-	stopped context.Context
-}
-
-func (s *serviceWriter) wait() {
-	if s.waited {
-		return
+// serviceTime holds the response's first byte (firstAnswer) for a
+// service time drawn when it is about to leave: the server has read the
+// request and done its work, as the "time beyond the round trips" was
+// measured. A GET's size is its response's Content-Length, a PUT's its
+// request's (size, or -1).
+func serviceTime(w http.ResponseWriter, r *http.Request, model ServiceModel, op string, size int64, stopped context.Context) *firstAnswer {
+	f := &firstAnswer{ResponseWriter: w}
+	f.before = func() {
+		if size < 0 {
+			size, _ = strconv.ParseInt(w.Header().Get("Content-Length"), 10, 64)
+		}
+		_ = Hold(r.Context(), stopped, model.ServiceTime(op, size))
 	}
-	s.waited = true
-	size := s.size
-	if size < 0 {
-		size, _ = strconv.ParseInt(s.Header().Get("Content-Length"), 10, 64)
-	}
-	_ = Hold(s.r.Context(), s.stopped, s.model.ServiceTime(s.op, size))
+	return f
 }
 
 // Hold waits d (a service time, a lookup) unless ctx ends or the lab
@@ -100,26 +90,6 @@ func Hold(ctx, stopped context.Context, d time.Duration) error {
 	return netem.Sleep(ctx, d)
 }
 
-func (s *serviceWriter) WriteHeader(code int) {
-	s.wait()
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *serviceWriter) Write(p []byte) (int, error) {
-	s.wait()
-	return s.ResponseWriter.Write(p)
-}
-
-// Flush and Unwrap keep http.ResponseController working through the wrapper.
-func (s *serviceWriter) Flush() {
-	s.wait()
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (s *serviceWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
 // WithService delays each response of next by the model's draw.
 func WithService(api string, model ServiceModel, stop context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,9 +103,9 @@ func WithService(api string, model ServiceModel, stop context.Context, next http
 		if op == "put" {
 			size = requestSize(r)
 		}
-		sw := &serviceWriter{ResponseWriter: w, r: r, model: model, op: op, size: size, stopped: stop}
+		sw := serviceTime(w, r, model, op, size, stop)
 		next.ServeHTTP(sw, r)
-		sw.wait() // a response with no body and no explicit header
+		sw.run() // a response with no body and no explicit header
 	})
 }
 
