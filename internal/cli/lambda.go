@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/objbench/objbench/internal/session"
 )
 
 func newLambdaCmd(g *globals, stderr io.Writer) *cobra.Command {
@@ -45,13 +47,17 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 	if g.db == "" && !f.noSave && os.Getenv("XDG_DATA_HOME") == "" {
 		g.db = filepath.Join(os.TempDir(), "objbench", "results.db") // only /tmp is writable on Lambda
 	}
-	p, err := openProber(ctx, g, f.targets, &f.probeFlags, fs, false, stderr)
+	c, err := f.config(ctx, g, f.targets, fs, false, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := session.OpenProber(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}
 	h := func(ctx context.Context, event json.RawMessage) (json.RawMessage, error) {
 		out, err := p.Invoke(ctx, o, event)
-		_ = p.tel.Flush(ctx) // the instance may be frozen once we answer
+		_ = p.Telemetry.Flush(ctx) // the instance may be frozen once we answer
 		return out, err
 	}
 	return h, func() { p.Close(context.Background()) }, nil

@@ -3,25 +3,20 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/objbench/objbench/internal/analysis"
 	"github.com/objbench/objbench/internal/calibrate"
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/nettrace"
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/report/terminal"
-	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/session"
-	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
-	"github.com/objbench/objbench/internal/telemetry"
 	"github.com/objbench/objbench/internal/threshold"
 	"github.com/objbench/objbench/internal/usage"
 )
@@ -62,52 +57,26 @@ func (pf *probeFlags) options() (probe.Options, error) {
 	return o, usage.Wrap(err)
 }
 
-// prober is a probe.Prober with the telemetry the command line asked for.
-type prober struct {
-	*probe.Prober
-	tel    *telemetry.Telemetry
-	stderr io.Writer
-}
-
-// openProber opens every target (the lab when none is given) with a
-// client that stays open, and the OTLP exporter when asked for; metrics
-// (serve) are observed when withMetrics.
-func openProber(ctx context.Context, g *globals, raws []string, pf *probeFlags, fs *pflag.FlagSet, withMetrics bool, stderr io.Writer) (_ *prober, err error) {
+// config is the probe session the flags ask for on raws (none: the
+// lab), each target opened with a client that stays open; metrics (serve)
+// are observed when withMetrics.
+func (pf *probeFlags) config(ctx context.Context, g *globals, raws []string, fs *pflag.FlagSet, withMetrics bool, stderr io.Writer) (session.ProbeConfig, error) {
 	labels, err := pf.saveFlags.check()
 	if err != nil {
-		return nil, err
+		return session.ProbeConfig{}, err
 	}
 	strategy, err := nettrace.ParseStrategy(pf.conn)
 	if err != nil {
-		return nil, usage.Errorf("--conn: %w", err)
-	}
-	p := &prober{Prober: &probe.Prober{Labels: labels, Keep: pf.keep}, stderr: stderr}
-	if !pf.noSave {
-		p.Store = func(run results.Run, steps []results.Step, kept stats.KeptSeq) {
-			session.Keep{DB: g.db}.Store(run, steps, kept, stderr)
-		}
-	}
-	defer func() {
-		if err != nil {
-			p.Close(context.Background())
-		}
-	}()
-	if p.tel, err = telemetry.Attach(ctx, p.Prober, telemetry.OTLPEndpoint(pf.otlp), document.Version(), withMetrics); err != nil {
-		return nil, usage.Wrap(err)
+		return session.ProbeConfig{}, usage.Errorf("--conn: %w", err)
 	}
 	tf := pf.targetFlags
 	tf.Persistent = true
-	return p, p.AddAll(ctx, raws, strategy, func(raw string) (*target.Env, error) {
-		return openTarget(ctx, raw, &tf, fs, labDefaults{}, "")
-	})
-}
-
-// Close flushes the traces and closes every client and lab.
-func (p *prober) Close(ctx context.Context) {
-	if err := p.tel.Close(ctx); err != nil {
-		fmt.Fprintf(p.stderr, "objbench: warning: %s\n", oneLine(err.Error()))
-	}
-	p.Prober.Close()
+	return session.ProbeConfig{Targets: raws, Strategy: strategy, Labels: labels,
+		Open: func(raw string) (*target.Env, error) {
+			return openTarget(ctx, raw, &tf, fs, labDefaults{}, "")
+		},
+		KeepSamples: pf.keep, DB: g.db, NoSave: pf.noSave, OTLP: pf.otlp, Metrics: withMetrics,
+		Stderr: stderr, Notify: notify(stderr)}, nil
 }
 
 func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -139,29 +108,28 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := openProber(ctx, g, args, &pf, cmd.Flags(), false, stderr)
+			c, err := pf.config(ctx, g, args, cmd.Flags(), false, stderr)
 			if err != nil {
 				return err
 			}
-			docs, rounds, runErr := p.Round(ctx, p.Targets, o)
-			p.Close(context.Background())
-			for _, d := range docs {
-				analysis.Annotate(d, prices)
-			}
-			thErr := th.Apply(stderr, document.Docs(docs)...)
-			if err := out.write(stdout, func(w io.Writer) error { return terminal.WriteProbes(w, docs, out.jsonOut, vf.detail) }); err != nil {
+			res, err := session.Probe(ctx, c, o, prices)
+			if err != nil {
 				return err
 			}
-			if err := html.WriteProbesPage(pf.report, docs); err != nil {
+			thErr := th.Apply(stderr, document.Docs(res.Docs)...)
+			if err := out.write(stdout, func(w io.Writer) error { return terminal.WriteProbes(w, res.Docs, out.jsonOut, vf.detail) }); err != nil {
+				return err
+			}
+			if err := html.WriteProbesPage(pf.report, res.Docs); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
-			if runErr != nil {
-				return runErr
+			if res.Err != nil {
+				return res.Err
 			}
-			return errors.Join(probe.Failed(rounds), thErr)
+			return errors.Join(probe.Failed(res.Rounds), thErr)
 		},
 	}
 	pf.register(cmd.Flags())

@@ -84,6 +84,12 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
+// notify prints a line a domain package reports as the run meets it (a
+// warning, a notice), as objbench's own.
+func notify(stderr io.Writer) func(line string) {
+	return func(line string) { fmt.Fprintf(stderr, "objbench: %s\n", oneLine(line)) }
+}
+
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "objbench",

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -115,9 +114,6 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	}
 	defer sr.Close()
 	options := f.asMap(strategy)
-	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
-		options["download"] = download
-	}
 	if env.LabInfo != nil && f.Lab.Faults != "" {
 		options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
 	}
@@ -130,8 +126,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		Env: env, Shard: sr, NewClient: env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts),
 		RunID: runID, Started: started, Strategy: string(strategy), Options: options, Labels: labels,
 		Opts: opts, Open: &f.open.OpenSettings, Timeout: f.Timeout,
-		Download:    load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
-		KeepSamples: f.keep, DB: g.db, Journal: !f.noSave && !f.noJournal, ResultsEvery: f.shards.resultsEvery,
+		Download: download, KeepSamples: f.keep, DB: g.db, Journal: !f.noSave && !f.noJournal, ResultsEvery: f.shards.resultsEvery,
 		Prices: prices, Stderr: stderr,
 		OnStep: progress.Step,
 		OnProgress: func(st *load.Step, done int64, elapsed time.Duration) {
@@ -139,7 +134,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		},
 		OnInterval: func(st *load.Step, ivs []stats.Interval) { live.Interval(stepStatus(st), ivs) },
 		OnDone:     progress.Done,
-		Notify:     func(line string) { fmt.Fprintf(stderr, "objbench: %s\n", oneLine(line)) },
+		Notify:     notify(stderr),
 	})
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/report/terminal"
+	"github.com/objbench/objbench/internal/session"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -64,7 +65,11 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if err != nil {
 		return usage.Wrap(err)
 	}
-	p, err := openProber(ctx, g, f.targets, &f.probeFlags, cmd.Flags(), true, stderr)
+	c, err := f.config(ctx, g, f.targets, cmd.Flags(), true, stderr)
+	if err != nil {
+		return err
+	}
+	p, err := session.OpenProber(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -73,7 +78,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.tel.Metrics.Handler(), Log: stderr}
+	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.Telemetry.Metrics.Handler(), Log: stderr}
 	terminal.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
 	return s.Serve(ctx, ln, f.every)
 }

@@ -97,21 +97,17 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	defer env.Close()
 	options := map[string]string{"objects": fmt.Sprint(f.Objects), "size": f.Sizes, "parallel": fmt.Sprint(f.Parallel),
 		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.Ops}
-	if download != load.DownloadStream { // added only when asked: a default run's options are unchanged
-		options["download"] = download
-	}
 	f.shards.addTo(options, spec)
 	status := f.out.status(stdout, stderr)
 	out, err := session.Strategies(ctx, session.StrategiesConfig{
 		Env: env, RunID: runID, Started: started, Options: options, Labels: labels,
 		Expect: f.expectContinue, Timeout: f.Timeout, Objects: f.Objects, Parallel: f.Parallel, Sizes: sizes,
-		Keys: keys, SkipDownloads: skipDownloads, Prices: prices,
-		Download: load.Download{Mode: download, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency},
+		Keys: keys, SkipDownloads: skipDownloads, Download: download, Prices: prices,
 		OnStrategy: func(op string, size int64, spec load.StrategySpec) {
 			status.Printf("%s %d × %s: %s", op, f.Objects, units.FormatSize(size), spec.Name)
 		},
 		OnDone: status.Clear,
-		Notify: func(line string) { fmt.Fprintf(stderr, "objbench: %s\n", oneLine(line)) },
+		Notify: notify(stderr),
 	})
 	if err != nil {
 		return err

@@ -1,14 +1,16 @@
 // Package session is one measuring run from its settings to the annotated
 // document: the document's envelope, the recorder and the journal, the
 // load session with its steps, cleanup, the shard's merge, and the
-// warnings; and saving the finished document. The command line only
-// parses flags into a Config and draws what the hooks report.
+// warnings; a probe session on clients that stay open (ProbeConfig); and
+// saving the finished document. The command line only parses flags into
+// a Config and draws what the hooks report.
 package session
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	"github.com/objbench/objbench/internal/analysis"
@@ -28,14 +30,17 @@ type Config struct {
 	RunID     string
 	Started   time.Time
 	Strategy  string
-	// Options are the document's options, as the flags give them.
+	// Options are the document's options, as the flags give them (Run
+	// adds a Download other than stream).
 	Options map[string]string
 	Labels  map[string]string
 	Opts    load.Options
 	Open    *load.OpenSettings
 	// Timeout bounds each request (and, with 2 minutes, the cleanup).
-	Timeout  time.Duration
-	Download load.Download
+	Timeout time.Duration
+	// Download is how a GET reads an object: load.DownloadStream, or
+	// load.DownloadRanged with the target's part size and parts in flight.
+	Download string
 	// KeepSamples is how many raw requests the recorder keeps.
 	KeepSamples int
 	// DB and Journal: the results database, and whether the run is
@@ -69,7 +74,7 @@ type Outcome struct {
 func Run(ctx context.Context, c Config) (Outcome, error) {
 	env, sr := c.Env, c.Shard
 	doc := &document.Document{Envelope: document.NewEnvelope("run", c.RunID, c.Started)}
-	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, c.Options, c.Labels
+	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, withDownload(c.Options, c.Download), c.Labels
 	rec := analysis.NewRunRecorder(doc, c.Strategy, c.Open, c.KeepSamples)
 	jr := journal.Start(ctx, c.DB, c.Journal, sr.SaveID(c.RunID), doc, c.Strategy, c.Open, c.Open.Interval, sr, c.ResultsEvery, c.Stderr)
 	defer jr.Close()
@@ -83,7 +88,7 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 		Prefix:   env.Prefix,
 		Opts:     c.Opts,
 		Keep:     env.Keep,
-		Download: c.Download,
+		Download: download(env, c.Download),
 		BeforeStep: func(i, n int, st *load.Step) {
 			rec.Begin(i)
 			jr.BeginStep(i, st)
@@ -117,4 +122,24 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 	}
 	analysis.Annotate(doc, c.Prices)
 	return out, nil
+}
+
+// download is how a GET reads an object on env: mode (load.DownloadStream
+// or load.DownloadRanged) with the target's part size and parts in flight.
+func download(env *target.Env, mode string) load.Download {
+	return load.Download{Mode: mode, PartSize: env.Options.PartSize, Parallel: env.Options.PartConcurrency}
+}
+
+// withDownload is the document's options with a download mode other than
+// stream named: a default run's options are unchanged.
+func withDownload(options map[string]string, mode string) map[string]string {
+	if mode == "" || mode == load.DownloadStream {
+		return options
+	}
+	m := maps.Clone(options)
+	if m == nil {
+		m = map[string]string{}
+	}
+	m["download"] = mode
+	return m
 }

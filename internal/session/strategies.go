@@ -27,8 +27,9 @@ type StrategiesConfig struct {
 	// SkipDownloads leaves downloads out.
 	Keys          []string
 	SkipDownloads bool
-	Download      load.Download
-	Prices        analysis.Prices
+	// Download is how a GET reads an object (see Config.Download).
+	Download string
+	Prices   analysis.Prices
 	// OnStrategy reports each strategy as it starts, OnDone the sweep's
 	// end; Notify prints a line.
 	OnStrategy func(op string, size int64, spec load.StrategySpec)
@@ -53,14 +54,14 @@ func Strategies(ctx context.Context, c StrategiesConfig) (StrategiesOutcome, err
 		keys[i] = env.Target.Prefix + k
 	}
 	doc := &document.StrategiesDocument{Envelope: document.NewEnvelope("strategies", c.RunID, c.Started)}
-	doc.Target, doc.Lab, doc.Labels, doc.Options = env.Info(), env.LabInfo, c.Labels, c.Options
+	doc.Target, doc.Lab, doc.Labels, doc.Options = env.Info(), env.LabInfo, c.Labels, withDownload(c.Options, c.Download)
 	sweep := &load.StrategySweep{
 		NewClient: func(spec load.StrategySpec) load.ClientFactory {
 			return env.Factory(spec.Conn, c.Expect, spec.Upload, 1)
 		},
 		Timeout: c.Timeout, Setup: env.Setup.Backend, Prefix: env.Prefix, Keep: env.Keep,
 		Objects: c.Objects, Sizes: c.Sizes, RTT: env.LabRTT(), Keys: keys, SkipDownloads: c.SkipDownloads,
-		Download: c.Download, Progress: c.OnStrategy,
+		Download: download(env, c.Download), Progress: c.OnStrategy,
 	}
 	all, runErr, cerr := sweep.Run(ctx, load.Strategies(load.SDKUpload(env.Target.Scheme), c.Parallel))
 	c.OnDone()
