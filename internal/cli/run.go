@@ -139,6 +139,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return err
 	}
+	defer out.Close() // the journal holds the run until it is saved
 	return finish(g, &f.saveFlags, &f.out, out.Doc, f.viewFlags.text(out.Doc), out.Histograms, out.Kept, out.Err, stdout, stderr)
 }
 

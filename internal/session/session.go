@@ -67,17 +67,35 @@ type Outcome struct {
 	// Err is why the run stopped early (or was interrupted), with
 	// results to show.
 	Err error
+	// release ends the journal and the steps' memory budget (Close).
+	release func()
+}
+
+// Close ends a run once its document is saved (or was not to be): the
+// journal is dropped (a saved run's went with the save) and the steps'
+// memory budget given back. Until then, a process killed while it prints
+// or saves leaves the run in the journal, to be recovered.
+func (o Outcome) Close() {
+	if o.release != nil {
+		o.release()
+	}
 }
 
 // Run runs c. An error is returned only when the run stopped with no
-// result to show; else Outcome.Err says why it stopped early.
+// result to show; else Outcome.Err says why it stopped early, and the
+// caller closes the Outcome once it has saved the document.
 func Run(ctx context.Context, c Config) (Outcome, error) {
 	env, sr := c.Env, c.Shard
 	doc := &document.Document{Envelope: document.NewEnvelope("run", c.RunID, c.Started)}
 	doc.Target, doc.Lab, doc.Options, doc.Labels = env.Info(), env.LabInfo, withDownload(c.Options, c.Download), c.Labels
 	rec := analysis.NewRunRecorder(doc, c.Strategy, c.Open, c.KeepSamples)
 	jr := journal.Start(ctx, c.DB, c.Journal, sr.SaveID(c.RunID), doc, c.Strategy, c.Open, c.Open.Interval, sr, c.ResultsEvery, c.Stderr)
-	defer jr.Close()
+	release := jr.Close
+	defer func() {
+		if release != nil { // no outcome to save: the run ends here
+			release()
+		}
+	}()
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: c.NewClient, Timeout: c.Timeout, Progress: c.OnProgress, Keep: rec.Cap(),
 			Interval: c.Open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) {
@@ -99,7 +117,8 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 			jr.Result(rec.Add(res), res.Histograms)
 		},
 	}
-	defer stats.HoldGCBudget()() // the steps' budget, until the run is saved
+	giveBack := stats.HoldGCBudget() // the steps' budget, until the run is saved
+	release = func() { giveBack(); jr.Close() }
 	_, runErr := sess.Run(ctx)
 	c.OnDone()
 	doc.Interrupted = ctx.Err() != nil
@@ -121,6 +140,7 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 		c.Notify(fmt.Sprintf("run stopped early: %s", runErr))
 	}
 	analysis.Annotate(doc, c.Prices)
+	out.release, release = release, nil // the caller's, once it has saved the run
 	return out, nil
 }
 

@@ -117,6 +117,7 @@ func TestRun(t *testing.T) {
 			if err != nil || out.Err != nil {
 				t.Fatalf("run: %v, %v (stderr %s)", err, out.Err, h.stderr.String())
 			}
+			defer out.Close()
 			d := out.Doc
 			if got := rows(d); strings.Join(got, ", ") != strings.Join(c.want, ", ") {
 				t.Errorf("results %q, want %q", got, c.want)
@@ -183,6 +184,7 @@ func TestKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer out.Close()
 	dir := t.TempDir()
 	notADir := filepath.Join(dir, "file")
 	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
@@ -276,40 +278,57 @@ func journalRows(t *testing.T, db string) int {
 	return total
 }
 
-// TestRunJournaled: a journaled run is in the database as it goes, and
-// once saved it is a finished run with no journal left.
+// TestRunJournaled: a journaled run is in the database as it goes and
+// until it is saved or closed (a process killed while it prints keeps
+// it); once saved it is a finished run with no journal left, and one
+// closed unsaved leaves no journal either (it was not killed).
 func TestRunJournaled(t *testing.T) {
-	runID := document.NewRunID()
-	env := openLab(t, runID, false)
-	var h hooks
-	db := filepath.Join(t.TempDir(), "results.db")
-	cfg := runConfig(t, env, runID, small("latency"), &h)
-	cfg.DB, cfg.Journal = db, true
-	journaled := 0
-	step := cfg.OnStep
-	cfg.OnStep = func(i, n int) { // the step before is in the journal by now
-		if i > 0 {
-			journaled = max(journaled, journalRows(t, db))
-		}
-		step(i, n)
-	}
-	out, err := Run(context.Background(), cfg)
-	if err != nil || out.Err != nil {
-		t.Fatalf("run: %v, %v (stderr %s)", err, out.Err, h.stderr.String())
-	}
-	if journaled == 0 {
-		t.Error("nothing was journaled while the run went")
-	}
-	if err := (Keep{DB: db}).Save(out.Doc, out.Histograms, out.Kept, &h.stderr); err != nil {
-		t.Fatal(err)
-	}
-	if n := journalRows(t, db); n != 0 {
-		t.Errorf("%d journal rows left after the run was saved", n)
-	}
-	if steps, _ := stored(t, db, runID); steps != len(out.Doc.Results) {
-		t.Errorf("stored %d steps, want %d", steps, len(out.Doc.Results))
-	}
-	if h.stderr.Len() > 0 {
-		t.Errorf("warnings: %s", h.stderr.String())
+	for _, save := range []bool{true, false} {
+		t.Run(fmt.Sprintf("saved %t", save), func(t *testing.T) {
+			runID := document.NewRunID()
+			env := openLab(t, runID, false)
+			var h hooks
+			db := filepath.Join(t.TempDir(), "results.db")
+			cfg := runConfig(t, env, runID, small("latency"), &h)
+			cfg.DB, cfg.Journal = db, true
+			journaled := 0
+			step := cfg.OnStep
+			cfg.OnStep = func(i, n int) { // the step before is in the journal by now
+				if i > 0 {
+					journaled = max(journaled, journalRows(t, db))
+				}
+				step(i, n)
+			}
+			out, err := Run(context.Background(), cfg)
+			if err != nil || out.Err != nil {
+				t.Fatalf("run: %v, %v (stderr %s)", err, out.Err, h.stderr.String())
+			}
+			if journaled == 0 {
+				t.Error("nothing was journaled while the run went")
+			}
+			if n := journalRows(t, db); n == 0 {
+				t.Error("the journal was dropped before the run was saved")
+			}
+			if save {
+				if err := (Keep{DB: db}).Save(out.Doc, out.Histograms, out.Kept, &h.stderr); err != nil {
+					t.Fatal(err)
+				}
+				if n := journalRows(t, db); n != 0 {
+					t.Errorf("%d journal rows left after the run was saved", n)
+				}
+			}
+			out.Close()
+			if n := journalRows(t, db); n != 0 {
+				t.Errorf("%d journal rows left after the run was closed", n)
+			}
+			if save {
+				if steps, _ := stored(t, db, runID); steps != len(out.Doc.Results) {
+					t.Errorf("stored %d steps, want %d", steps, len(out.Doc.Results))
+				}
+			}
+			if h.stderr.Len() > 0 {
+				t.Errorf("warnings: %s", h.stderr.String())
+			}
+		})
 	}
 }
