@@ -236,7 +236,10 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	// Each segment processed on the wire's goroutine as it arrives, as
 	// Linux does in its softirq (fork patch 0006, ep.queued below).
 	inline := tcpip.TCPInlineProcessingOption(true)
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline)
+	// ACKs delayed as Linux delays them (fork patch 0007): quick ACKs at
+	// the start, then one per two full-sized segments or the timer.
+	dack := tcpip.TCPDelayedAckOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -151,3 +151,31 @@ func TestWithinRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLinuxSpreads: a row whose Linux runs range over more than twice the
+// tolerance is one where Linux's path is not deterministic, and the lab's
+// median is then held to Linux's runs rather than to their median.
+func TestLinuxSpreads(t *testing.T) {
+	ms := time.Millisecond
+	c := Case{RTT: 40 * ms, Rate: 50e6, Queue: 8 * 1500, Op: "GET", Size: 4 << 20}
+	runs := func(ds ...time.Duration) []Result {
+		rs := make([]Result, len(ds))
+		for i, d := range ds {
+			rs[i].Total = d
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		lab, linux      []time.Duration
+		spreads, inside bool
+	}{
+		{[]time.Duration{6000 * ms}, []time.Duration{5800 * ms, 7300 * ms, 12600 * ms}, true, true},
+		{[]time.Duration{4800 * ms}, []time.Duration{5800 * ms, 7300 * ms, 12600 * ms}, true, false},
+		{[]time.Duration{7000 * ms}, []time.Duration{7000 * ms, 7300 * ms, 7500 * ms}, false, true},
+	} {
+		r := Row{Case: c, Lab: runs(tc.lab...), Linux: runs(tc.linux...)}
+		if r.LinuxSpreads() != tc.spreads || r.InsideLinux() != tc.inside {
+			t.Errorf("lab %v, Linux %v: spreads %v inside %v, want %v and %v (spread %.2f)", tc.lab, tc.linux, r.LinuxSpreads(), r.InsideLinux(), tc.spreads, tc.inside, r.Spread())
+		}
+	}
+}

@@ -1173,6 +1173,18 @@ type TCPInlineProcessingOption bool
 
 func (*TCPInlineProcessingOption) isSettableTransportProtocolOption() {}
 
+// TCPDelayedAckOption delays the acknowledgement of in-order data as
+// Linux does (quick ACKs at a connection's start and after an idle spell,
+// then one ACK per two full-sized segments or after the delayed-ACK
+// timeout, and none of the quick ACKs in an exchange of requests and
+// answers) where upstream acknowledges each batch of segments at once
+// (objbench patch 0007).
+type TCPDelayedAckOption bool
+
+func (*TCPDelayedAckOption) isGettableTransportProtocolOption() {}
+
+func (*TCPDelayedAckOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

@@ -1317,7 +1317,11 @@ func (e *Endpoint) handleSegmentsLocked() tcpip.Error {
 
 	// Send an ACK for all processed packets if needed.
 	if e.rcv.RcvNxt != e.snd.MaxSentAck {
-		e.snd.sendAck()
+		if e.delayedAck { // objbench patch 0007: now, or the timer
+			e.rcv.ackOrDelay()
+		} else {
+			e.snd.sendAck()
+		}
 	}
 
 	e.resetKeepaliveTimer(true /* receivedData */)

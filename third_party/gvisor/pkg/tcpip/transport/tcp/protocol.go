@@ -109,6 +109,9 @@ type protocol struct {
 	availableCongestionControl []string
 	// +checklocks:mu
 	moderateReceiveBuffer bool
+	// delayedAck is objbench patch 0007 (tcpip.TCPDelayedAckOption).
+	// +checklocks:mu
+	delayedAck bool
 	// +checklocks:mu
 	lingerTimeout time.Duration
 	// +checklocks:mu
@@ -347,6 +350,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPDelayedAckOption:
+		// objbench patch 0007 (delack.go).
+		p.mu.Lock()
+		p.delayedAck = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPLingerTimeoutOption:
 		p.mu.Lock()
 		if *v < 0 {
@@ -476,6 +486,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPModerateReceiveBufferOption:
 		p.mu.RLock()
 		*v = tcpip.TCPModerateReceiveBufferOption(p.moderateReceiveBuffer)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPDelayedAckOption:
+		p.mu.RLock()
+		*v = tcpip.TCPDelayedAckOption(p.delayedAck)
 		p.mu.RUnlock()
 		return nil
 

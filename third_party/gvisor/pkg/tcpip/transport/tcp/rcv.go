@@ -49,6 +49,9 @@ type receiver struct {
 
 	// Time when the last ack was received.
 	lastRcvdAckTime tcpip.MonotonicTime
+
+	// delack is the delayed-ACK engine (objbench patch 0007, delack.go).
+	delack delackState `state:"nosave"`
 }
 
 func newReceiver(ep *Endpoint, irs seqnum.Value, rcvWnd seqnum.Size, rcvWndScale uint8) *receiver {
@@ -463,6 +466,9 @@ func (r *receiver) handleRcvdSegment(s *segment) (drop bool, err tcpip.Error) {
 	// send an ACK and stop further processing of the segment.
 	// This is according to RFC 793, page 68.
 	if !r.acceptable(segSeq, segLen) {
+		if r.ep.delayedAck && segLen > 0 { // objbench patch 0007: sent again
+			r.enterQuickAck()
+		}
 		r.ep.snd.maybeSendOutOfWindowAck(s)
 		return true, nil
 	}
@@ -521,11 +527,24 @@ func (r *receiver) handleRcvdSegment(s *segment) (drop bool, err tcpip.Error) {
 	// if required.
 	if segLen > 0 {
 		r.updateRTT(s.rcvdTime)
+		if r.ep.delayedAck { // objbench patch 0007
+			r.dataReceived(int(segLen), s.rcvdTime)
+		}
 	}
 
 	// By consuming the current segment, we may have filled a gap in the
 	// sequence number domain that allows pending segments to be consumed
 	// now. So try to do it.
+	//
+	// objbench patch 0007: the ACK that says a hole is filled goes at once
+	// (RFC 5681 section 4.2; Linux's ICSK_ACK_NOW in tcp_data_queue).
+	if r.pendingRcvdSegments.Len() > 0 {
+		defer func() {
+			if r.pendingRcvdSegments.Len() == 0 {
+				r.delack.now = true
+			}
+		}()
+	}
 	for !r.closed && r.pendingRcvdSegments.Len() > 0 {
 		s := r.pendingRcvdSegments[0]
 		segLen := seqnum.Size(s.payloadSize())

@@ -204,6 +204,9 @@ type sender struct {
 	// corkTimer is used to drain the segments which are held when TCP_CORK
 	// option is enabled.
 	corkTimer timer `state:"nosave"`
+
+	// delackTimer sends a delayed ACK (objbench patch 0007, delack.go).
+	delackTimer timer `state:"nosave"`
 }
 
 // protectedWriteList wraps the write list, checking for invalid state when
@@ -318,6 +321,7 @@ func initSender(ep *Endpoint, iss, irs seqnum.Value, sndWnd seqnum.Size, mss uin
 	ep.snd.reorderTimer.init(ep.snd.ep.stack.Clock(), timerHandler(ep.snd.ep, ep.snd.rc.reorderTimerExpired))
 	ep.snd.probeTimer.init(ep.snd.ep.stack.Clock(), timerHandler(ep.snd.ep, ep.snd.probeTimerExpired))
 	ep.snd.corkTimer.init(ep.snd.ep.stack.Clock(), timerHandler(ep.snd.ep, ep.snd.corkTimerExpired))
+	ep.snd.delackTimer.init(ep.snd.ep.stack.Clock(), timerHandler(ep.snd.ep, ep.snd.delackTimerExpired))
 
 	ep.snd.updateMaxPayloadSize(int(ep.snd.ep.route.MTU()), 0)
 	// Initialize SACK Scoreboard after updating max payload size as we use
@@ -1882,6 +1886,13 @@ func (s *sender) sendSegmentFromPacketBuffer(pkt *stack.PacketBuffer, flags head
 
 	rcvNxt, rcvWnd := s.ep.rcv.getSendParams()
 
+	if s.ep.delayedAck { // objbench patch 0007
+		s.ep.rcv.ackSent(rcvNxt)
+		if pkt.Data().Size() > 0 {
+			s.ep.rcv.dataSent(s.LastSendTime)
+		}
+	}
+
 	// Remember the max sent ack.
 	s.MaxSentAck = rcvNxt
 
@@ -1902,6 +1913,10 @@ func (s *sender) sendEmptySegment(flags header.TCPFlags, seq seqnum.Value) tcpip
 	}
 
 	rcvNxt, rcvWnd := s.ep.rcv.getSendParams()
+
+	if s.ep.delayedAck { // objbench patch 0007
+		s.ep.rcv.ackSent(rcvNxt)
+	}
 
 	// Remember the max sent ack.
 	s.MaxSentAck = rcvNxt
