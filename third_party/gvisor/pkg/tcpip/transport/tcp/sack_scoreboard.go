@@ -65,6 +65,10 @@ type SACKScoreboard struct {
 	// SACKed above a range make it lost (objbench patch 0001; zero means
 	// nDupAckThreshold).
 	reordering int `state:"nosave"`
+
+	// gen counts the changes to ranges and reordering, for sackView
+	// (objbench patch 0008).
+	gen uint64 `state:"nosave"`
 }
 
 // NewSACKScoreboard returns a new SACK Scoreboard.
@@ -80,6 +84,7 @@ func NewSACKScoreboard(smss uint16, iss seqnum.Value) *SACKScoreboard {
 func (s *SACKScoreboard) Reset() {
 	s.ranges = btree.NewG[header.SACKBlock](defaultBtreeDegree, sackBlockLess)
 	s.sacked = 0
+	s.gen++
 }
 
 // Insert inserts/merges the provided SACKBlock into the scoreboard.
@@ -154,6 +159,7 @@ func (s *SACKScoreboard) Insert(r header.SACKBlock) {
 		}
 	}
 
+	s.gen++
 	_, replaced := s.ranges.ReplaceOrInsert(r)
 	if !replaced {
 		s.sacked += r.Start.Size(r.End)
@@ -215,6 +221,9 @@ func (s *SACKScoreboard) Delete(seq seqnum.Value) {
 		}
 		return true
 	})
+	if len(toDelete) > 0 {
+		s.gen++
+	}
 	for _, sb := range toDelete {
 		s.ranges.Delete(sb)
 	}
@@ -307,6 +316,9 @@ func (s *SACKScoreboard) lostThresh() int {
 // setReordering sets the number of segments SACKed above a range that make
 // it lost (objbench patch 0001: Linux's tp->reordering).
 func (s *SACKScoreboard) setReordering(n int) {
+	if s.reordering != n {
+		s.gen++
+	}
 	s.reordering = n
 }
 

@@ -207,6 +207,10 @@ type sender struct {
 
 	// delackTimer sends a delayed ACK (objbench patch 0007, delack.go).
 	delackTimer timer `state:"nosave"`
+
+	// sackView is the scoreboard as SACK recovery's walks read it
+	// (objbench patch 0008, sack_view.go).
+	sackView sackView `state:"nosave"`
 }
 
 // protectedWriteList wraps the write list, checking for invalid state when
@@ -772,6 +776,13 @@ func (s *sender) NextSeg(nextSegHint *segment) (nextSeg, hint *segment, rescueRt
 		return seg, nextSegHint, false
 	}
 	// Step 1.
+	//
+	// objbench patch 0008: the scoreboard is read through a cursor that
+	// walks up with the segments (sack_view.go), not a tree lookup each.
+	var cur sackCursor
+	if nextSegHint != nil {
+		cur = s.ep.scoreboard.snapshot(&s.sackView).cursor(nextSegHint.sequenceNumber)
+	}
 	for seg := nextSegHint; seg != nil; seg = seg.Next() {
 		// Stop iteration if we hit a segment that has never been
 		// transmitted (i.e. either it has no assigned sequence number
@@ -792,7 +803,7 @@ func (s *sender) NextSeg(nextSegHint *segment) (nextSeg, hint *segment, rescueRt
 		//     'S2' that meets the following 3 criteria for determinig
 		//     loss, the sequence range of one segment of up to SMSS
 		//     octets starting with S2 MUST be returned.
-		if !s.ep.scoreboard.IsSACKED(header.SACKBlock{Start: segSeq, End: segSeq.Add(1)}) {
+		if !cur.sacked(segSeq) {
 			// NextSeg():
 			//
 			//    (1.a) S2 is greater than HighRxt
@@ -801,7 +812,7 @@ func (s *sender) NextSeg(nextSegHint *segment) (nextSeg, hint *segment, rescueRt
 			if s.FastRecovery.HighRxt.LessThan(segSeq) && segSeq.LessThan(s.ep.scoreboard.maxSACKED) {
 				// NextSeg():
 				//     (1.c) IsLost(S2) returns true.
-				if s.ep.scoreboard.IsLost(segSeq) {
+				if cur.lost(segSeq) {
 					return seg, seg.Next(), false
 				}
 
