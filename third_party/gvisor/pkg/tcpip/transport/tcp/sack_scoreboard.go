@@ -206,7 +206,7 @@ func (s *SACKScoreboard) Delete(seq seqnum.Value) {
 	}
 	var toDelete []header.SACKBlock
 	var toInsert []header.SACKBlock
-	r := header.SACKBlock{seq, seq.Add(1)}
+	r := header.SACKBlock{Start: seq, End: seq.Add(1)}
 	s.ranges.DescendLessOrEqual(r, func(sb header.SACKBlock) bool {
 		if sb == r {
 			return true
@@ -215,7 +215,7 @@ func (s *SACKScoreboard) Delete(seq seqnum.Value) {
 		if sb.End.LessThanEq(seq) {
 			s.sacked -= sb.Start.Size(sb.End)
 		} else {
-			newSB := header.SACKBlock{seq, sb.End}
+			newSB := header.SACKBlock{Start: seq, End: sb.End}
 			toInsert = append(toInsert, newSB)
 			s.sacked -= sb.Start.Size(seq)
 		}
@@ -305,7 +305,7 @@ func (s *SACKScoreboard) IsRangeLost(r header.SACKBlock) bool {
 // bytes with sequence numbers greater than 'SeqNum' have been SACKed.
 // Otherwise, the routine returns false.
 func (s *SACKScoreboard) IsLost(seq seqnum.Value) bool {
-	return s.IsRangeLost(header.SACKBlock{seq, seq.Add(1)})
+	return s.IsRangeLost(header.SACKBlock{Start: seq, End: seq.Add(1)})
 }
 
 // lostThresh is how many SACKed segments above a range make it lost.
