@@ -135,12 +135,15 @@ func TestSlowStartRounds(t *testing.T) {
 	}
 }
 
-// TestLossAndQueue: with 5% loss each way and a short queue behind a
+// TestLossAndQueue: with 2% loss each way and a short queue behind a
 // slow link the bytes still arrive whole and in order, and the wire
-// counts its drops.
+// counts its drops of both kinds. (At 5% a random loss among slow start's
+// first packets often kept the window under the 11 packets the queue and
+// the path hold: with the fork's delayed ACK, patch 0007, 2 runs in 20
+// had no queue drop; at 2%, none in 130.)
 func TestLossAndQueue(t *testing.T) {
 	t.Parallel()
-	p := Path{Delay: time.Millisecond, Rate: 20e6, Queue: 8 * 1500, Loss: 0.05}
+	p := Path{Delay: time.Millisecond, Rate: 20e6, Queue: 8 * 1500, Loss: 0.02}
 	n, err := New(Config{Up: p, Down: p})
 	if err != nil {
 		t.Fatal(err)
