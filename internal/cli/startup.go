@@ -52,9 +52,6 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	if f.envLabel != "" {
-		labels["env"] = f.envLabel
-	}
 	o, err := f.Options()
 	if err != nil {
 		return usage.Wrap(err)
@@ -68,11 +65,8 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 	if res == nil {
 		return runErr
 	}
-	interrupted := ctx.Err() != nil
-	env := document.NewEnvelope("startup", runID, started)
-	env.DurationS, env.Labels, env.Interrupted = time.Since(started).Seconds(), labels, interrupted
-	env.Options = f.AsMap()
-	doc := res.Document(env, f.envLabel)
+	doc := res.Document(startup.Meta{RunID: runID, Started: started, Settings: f.Settings, Labels: labels,
+		EnvLabel: f.envLabel, Interrupted: ctx.Err() != nil})
 	textOf := func(w io.Writer) error { return terminal.WriteStartupText(w, doc) }
 	return finish(g, &f.saveFlags, &f.out, doc, textOf, nil, nil, runErr, stdout, stderr)
 }

@@ -1,8 +1,10 @@
 package startup
 
 import (
+	"maps"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/objbench/objbench/internal/document"
 )
@@ -26,10 +28,34 @@ func SplitScenarios(list string) []string {
 	return out
 }
 
-// Document is the startup document of what Run measured, in env.
-func (r *Result) Document(env document.Envelope, envLabel string) *document.StartupDocument {
+// Meta is what a startup document records besides the measurements: the
+// run's id and start, the settings as given (the options block), the
+// labels, the environment's name (--env-label, also the label env), and
+// whether the run was interrupted.
+type Meta struct {
+	RunID       string
+	Started     time.Time
+	Settings    Settings
+	Labels      map[string]string
+	EnvLabel    string
+	Interrupted bool
+}
+
+// Document is the startup document of what Run measured: its envelope
+// from m, lasting until now, then the scenarios.
+func (r *Result) Document(m Meta) *document.StartupDocument {
+	env := document.NewEnvelope("startup", m.RunID, m.Started)
+	env.DurationS, env.Labels, env.Interrupted = time.Since(m.Started).Seconds(), m.Labels, m.Interrupted
+	if m.EnvLabel != "" {
+		env.Labels = maps.Clone(m.Labels)
+		if env.Labels == nil {
+			env.Labels = map[string]string{}
+		}
+		env.Labels["env"] = m.EnvLabel
+	}
+	env.Options = m.Settings.AsMap()
 	env.Target = document.TargetInfo{URL: "startup:" + r.Runtime, Provider: r.Runtime}
-	d := &document.StartupDocument{Envelope: env, Runtime: r.Runtime, RuntimeVersion: r.RuntimeVersion, EnvLabel: envLabel}
+	d := &document.StartupDocument{Envelope: env, Runtime: r.Runtime, RuntimeVersion: r.RuntimeVersion, EnvLabel: m.EnvLabel}
 	for _, s := range r.Scenarios {
 		d.Scenarios = append(d.Scenarios, document.StartupScenarioFrom(s.Scenario, s.Runs, s.Timeouts, s.Failures, s.Wall, s.Load, s.FirstError))
 	}
