@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -23,10 +22,9 @@ type strategiesFlags struct {
 	saveFlags
 	viewFlags
 	load.StrategySettings
-	expectContinue bool
-	download       string
-	out            outFlags
-	shards         shardFlags
+	download string
+	out      outFlags
+	shards   shardFlags
 }
 
 func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -48,7 +46,7 @@ func newStrategiesCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.Objects, "objects", 50, "objects per strategy")
 	fl.StringVar(&f.Sizes, "size", "0,7KiB", "object sizes, comma-separated (default: empty and 7 KiB objects)")
 	fl.IntVar(&f.Parallel, "parallel", 16, "requests in flight for the parallel strategy")
-	fl.BoolVar(&f.expectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
+	fl.BoolVar(&f.ExpectContinue, "expect-continue", false, "send 'Expect: 100-continue' on uploads and hold the body for '100 Continue' (one more round trip each)")
 	fl.StringVar(&f.Ops, "ops", "put,get", "what to measure: put, get or put,get (downloads read what the uploads wrote, or --keys-from)")
 	fl.StringVar(&f.KeysFrom, "keys-from", "", "download these keys (one per line) instead of the uploaded objects")
 	fl.StringVar(&f.download, "download", load.DownloadStream, "how each strategy's GET reads an object: stream (one request) or ranged (byte ranges of --part-size, default 8MiB, --part-concurrency at a time, default 16, checked as they arrive; not with --keys-from)")
@@ -95,13 +93,12 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		return err
 	}
 	defer env.Close()
-	options := map[string]string{"objects": fmt.Sprint(f.Objects), "size": f.Sizes, "parallel": fmt.Sprint(f.Parallel),
-		"expect_continue": fmt.Sprint(f.expectContinue), "ops": f.Ops}
+	options := f.StrategySettings.AsMap()
 	f.shards.addTo(options, spec)
 	status := f.out.status(stdout, stderr)
 	out, err := session.Strategies(ctx, session.StrategiesConfig{
 		Env: env, RunID: runID, Started: started, Options: options, Labels: labels,
-		Expect: f.expectContinue, Timeout: f.Timeout, Objects: f.Objects, Parallel: f.Parallel, Sizes: sizes,
+		Expect: f.ExpectContinue, Timeout: f.Timeout, Objects: f.Objects, Parallel: f.Parallel, Sizes: sizes,
 		Keys: keys, SkipDownloads: skipDownloads, Download: download, Prices: prices,
 		OnStrategy: func(op string, size int64, spec load.StrategySpec) {
 			status.Printf("%s %d × %s: %s", op, f.Objects, units.FormatSize(size), spec.Name)

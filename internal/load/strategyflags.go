@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -22,6 +23,8 @@ type StrategySettings struct {
 	Ops string
 	// KeysFrom names a file of keys to download (ReadKeys).
 	KeysFrom string
+	// ExpectContinue sends 'Expect: 100-continue' on uploads.
+	ExpectContinue bool
 }
 
 // Check checks the settings into the object sizes and whether downloads
@@ -42,6 +45,13 @@ func (s StrategySettings) Check() (_ []int64, skipDownloads bool, _ error) {
 		return nil, false, usage.Fieldf("{Ops} %q: use put, get or put,get", s.Ops)
 	}
 	return sz, skipDownloads, nil
+}
+
+// AsMap is the options block of the strategies document (a shard adds
+// its own): the settings as given.
+func (s StrategySettings) AsMap() map[string]string {
+	return map[string]string{"objects": fmt.Sprint(s.Objects), "size": s.Sizes, "parallel": fmt.Sprint(s.Parallel),
+		"expect_continue": fmt.Sprint(s.ExpectContinue), "ops": s.Ops}
 }
 
 // SDKUpload is the upload path an SDK takes by default on a provider

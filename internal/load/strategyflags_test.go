@@ -2,6 +2,7 @@ package load
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,27 @@ func TestStrategySettingsCheck(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, c.want) || skip != c.skip {
 			t.Errorf("%+v: sizes %v skip %v err %v", c, got, skip, err)
+		}
+	}
+}
+
+// TestStrategySettingsAsMap: the strategies document's options block, key
+// by key and value by value as the flags give them.
+func TestStrategySettingsAsMap(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		s    StrategySettings
+		want map[string]string
+	}{
+		{StrategySettings{Objects: 50, Parallel: 16, Sizes: "0,7KiB", Ops: "put,get"},
+			map[string]string{"objects": "50", "size": "0,7KiB", "parallel": "16", "expect_continue": "false", "ops": "put,get"}},
+		{StrategySettings{Objects: 2, Parallel: 1, Sizes: "1MiB", Ops: "get", KeysFrom: "keys.txt", ExpectContinue: true},
+			map[string]string{"objects": "2", "size": "1MiB", "parallel": "1", "expect_continue": "true", "ops": "get"}},
+		{StrategySettings{}, map[string]string{"objects": "0", "size": "", "parallel": "0", "expect_continue": "false", "ops": ""}},
+	}
+	for _, c := range cases {
+		if got := c.s.AsMap(); !maps.Equal(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.s, got, c.want)
 		}
 	}
 }
