@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/session"
 )
 
@@ -44,8 +43,8 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 	if err != nil {
 		return nil, nil, err
 	}
-	if g.db == "" && !f.noSave && os.Getenv("XDG_DATA_HOME") == "" {
-		g.db = filepath.Join(os.TempDir(), "objbench", "results.db") // only /tmp is writable on Lambda
+	if !f.noSave {
+		g.db = results.LambdaPath(g.db)
 	}
 	c, err := f.config(ctx, g, f.targets, fs, false, stderr)
 	if err != nil {
