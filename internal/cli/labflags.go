@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -32,7 +31,7 @@ func markLab(fs *pflag.FlagSet, name string) {
 func isLabFlag(f *pflag.Flag) bool { _, ok := f.Annotations[labFlagMark]; return ok }
 
 // refuseLabFlags is the usage error for the lab's flags given with raw, a
-// real target (nil when none was given): they would be ignored.
+// real target (nil when none was given): see lab.RefuseOffLab.
 func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
 	var given []string
 	sorted := fs.SortFlags
@@ -40,13 +39,10 @@ func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
 	defer func() { fs.SortFlags = sorted }()
 	fs.Visit(func(f *pflag.Flag) {
 		if isLabFlag(f) {
-			given = append(given, "--"+f.Name)
+			given = append(given, fieldOf(f))
 		}
 	})
-	if len(given) == 0 {
-		return nil
-	}
-	return usage.Errorf("%s apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", strings.Join(given, ", "), raw)
+	return lab.RefuseOffLab(given, raw)
 }
 
 // register adds the lab's flags to fs, each marked as the lab's; withAPI

@@ -71,6 +71,8 @@ func TestEveryLabFlagMarked(t *testing.T) {
 				t.Errorf("%s --%s is the lab's but is not marked (markLab): it would be ignored on a real bucket", c.CommandPath(), f.Name)
 			case isLabFlag(f) && !inLabSet:
 				t.Errorf("%s --%s is marked as the lab's but labFlags.register does not add it", c.CommandPath(), f.Name)
+			case isLabFlag(f) && fieldOf(f) == "":
+				t.Errorf("%s --%s is the lab's but sets no field of lab.Settings: its refusal on a real bucket could not name it", c.CommandPath(), f.Name)
 			case isLabFlag(f):
 				seen++
 			}

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab/netem"
@@ -59,6 +60,20 @@ type Settings struct {
 	// Limit is the servers' request-rate limits (server.ParseLimits), e.g.
 	// "s3:get=200/s"; "" is the profile's, unlimited for every named one.
 	Limit string
+}
+
+// RefuseOffLab is the usage error for lab settings given with target, a
+// real one, where they would be ignored: given names them by their fields
+// (RTT), in the order the user gave them. nil when none was given.
+func RefuseOffLab(given []string, target string) error {
+	if len(given) == 0 {
+		return nil
+	}
+	named := make([]string, len(given))
+	for i, field := range given {
+		named[i] = "{" + field + "}"
+	}
+	return usage.Fieldf(strings.Join(named, ", ")+" apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", target)
 }
 
 // Config validates the settings into a lab configuration serving apis

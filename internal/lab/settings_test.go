@@ -148,6 +148,33 @@ func TestSettingsConfig(t *testing.T) {
 	}
 }
 
+// TestRefuseOffLab: lab settings given with a real target are a usage
+// error naming each by its field, in the order given (the command line
+// prints its flags); none given is no error.
+func TestRefuseOffLab(t *testing.T) {
+	t.Parallel()
+	if err := RefuseOffLab(nil, "s3://b"); err != nil {
+		t.Errorf("none given: %v", err)
+	}
+	flag := func(field string) string { return "--" + strings.ToLower(field) }
+	cases := []struct {
+		given        []string
+		target       string
+		text, render string
+	}{
+		{[]string{"Network"}, "s3://b", "Network apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to s3://b",
+			"--network apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to s3://b"},
+		{[]string{"RTT", "Faults"}, "gs://b/{Prefix}%d", "RTT, Faults apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to gs://b/{Prefix}%d",
+			"--rtt, --faults apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to gs://b/{Prefix}%d"},
+	}
+	for _, c := range cases {
+		err := RefuseOffLab(c.given, c.target)
+		if !usage.Is(err) || usage.FieldOf(err) != c.given[0] || err.Error() != c.text || usage.Rendered(err, flag) != c.render {
+			t.Errorf("%v: %v (field %q, rendered %q)", c.given, err, usage.FieldOf(err), usage.Rendered(err, flag))
+		}
+	}
+}
+
 func TestWriteCA(t *testing.T) {
 	t.Parallel()
 	path, remove, err := (&Lab{}).WriteCA()
