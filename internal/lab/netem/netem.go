@@ -239,7 +239,12 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	// ACKs delayed as Linux delays them (fork patch 0007): quick ACKs at
 	// the start, then one per two full-sized segments or the timer.
 	dack := tcpip.TCPDelayedAckOption(true)
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack)
+	// The stream cut into full-sized segments across writes, as Linux
+	// cuts it (patch 0009).
+	full := tcpip.TCPFullSegmentsOption(true)
+	// The window grown only while it limits the sender (patch 0010).
+	cwndLimited := tcpip.TCPCwndLimitedOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

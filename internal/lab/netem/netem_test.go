@@ -302,9 +302,11 @@ func TestSegmentsProcessedOnArrival(t *testing.T) {
 	}
 	defer c.Close()
 	get(t, c, 4<<20)
-	// About one ACK per two segments, all written on the wire's goroutine.
-	if a, n := acks.Load(), full.Load(); n == 0 || float64(a) < 0.3*float64(n) {
-		t.Errorf("%d ACKs written on the wire's goroutine for %d full-sized segments: want at least one per three", a, n)
+	// About one ACK per two or three segments (patch 0007's delayed ACK),
+	// written on the wire's goroutine; none without patch 0006. Under the
+	// race detector 911 for 2,948 segments were seen.
+	if a, n := acks.Load(), full.Load(); n == 0 || float64(a) < 0.2*float64(n) {
+		t.Errorf("%d ACKs written on the wire's goroutine for %d full-sized segments: want at least one per five", a, n)
 	} else {
 		t.Logf("%d ACKs written on the wire's goroutine for %d full-sized segments", a, n)
 	}
@@ -381,4 +383,114 @@ func payload(data buffer.Buffer) int {
 		return -1
 	}
 	return len(tcp) - int(tcp.DataOffset())
+}
+
+// TestFullSegments: a sender whose application writes in pieces that are
+// not multiples of the segment size still sends full-sized segments, as
+// Linux's tcp_sendmsg fills the unsent tail of its queue (the fork's patch
+// 0009); upstream gVisor sent each write's remainder as a short segment
+// of its own, 64 more packets in a 4 MiB upload written 64 KiB at a time.
+func TestFullSegments(t *testing.T) {
+	n := newNet(t, 40*time.Millisecond, 100_000_000, 0)
+	ln, err := n.Listen(80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	const size, piece = 4 << 20, 10_000
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, piece)
+		for left := size; left > 0; left -= piece {
+			if _, err := c.Write(buf[:min(left, piece)]); err != nil {
+				return
+			}
+		}
+	}()
+	var full, short atomic.Int64
+	n.down.mu.Lock()
+	deliver := n.down.out
+	n.down.out = func(proto tcpip.NetworkProtocolNumber, data buffer.Buffer) {
+		switch p := payload(data); {
+		case p >= 1400:
+			full.Add(1)
+		case p > 0:
+			short.Add(1)
+		}
+		deliver(proto, data)
+	}
+	n.down.mu.Unlock()
+	c, err := n.Dial(context.Background(), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.CopyN(io.Discard, c, size); err != nil {
+		t.Fatal(err)
+	}
+	// 420 writes, cut by a window that holds them back: a short segment
+	// only where the sender had sent all it had (its application behind:
+	// 11 to 19, and 55 to 58 under the race detector), not at every
+	// write's end (upstream: 430).
+	if s, f := short.Load(), full.Load(); s > size/piece/4 {
+		t.Errorf("%d short segments and %d full-sized ones for %d writes of %d bytes: want full-sized segments across writes", s, f, size/piece, piece)
+	} else {
+		t.Logf("%d short segments, %d full-sized", s, f)
+	}
+}
+
+// TestCwndGrowsOnlyWhenLimited: a sender its application holds below the
+// congestion window does not grow the window, as Linux's
+// tcp_is_cwnd_limited has it (the fork's patch 0010); upstream gVisor
+// grew it on every ACK, so after ten round trips of 4 KiB every 10 ms
+// the window was 124 segments where Linux's stays near twice what was
+// out.
+func TestCwndGrowsOnlyWhenLimited(t *testing.T) {
+	n := newNet(t, 40*time.Millisecond, 0, 0)
+	ln, err := n.Listen(80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	const piece, pieces = 4 << 10, 40
+	srv := make(chan *Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(srv)
+			return
+		}
+		buf := make([]byte, piece)
+		for range pieces {
+			if _, err := c.Write(buf); err != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		srv <- c.(*Conn)
+	}()
+	c, err := n.Dial(context.Background(), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.CopyN(io.Discard, c, piece*pieces); err != nil {
+		t.Fatal(err)
+	}
+	s := <-srv
+	if s == nil {
+		t.Fatal("no connection accepted")
+	}
+	defer s.Close()
+	// About 12 segments out at most: the window stays near twice that
+	// (25 measured; 124 without the patch).
+	if w := s.Info().Cwnd; w > 40 {
+		t.Errorf("congestion window %d segments after %d writes of %d bytes 10 ms apart: want it held near what the sender had out", w, pieces, piece)
+	} else {
+		t.Logf("congestion window %d segments", w)
+	}
 }

@@ -1185,6 +1185,27 @@ func (*TCPDelayedAckOption) isGettableTransportProtocolOption() {}
 
 func (*TCPDelayedAckOption) isSettableTransportProtocolOption() {}
 
+// TCPFullSegmentsOption cuts the byte stream into full-sized segments
+// whatever the application's write boundaries, as Linux's tcp_sendmsg
+// appends to the unsent tail of its queue, where upstream sends each
+// write's remainder as a short segment of its own when the next write does
+// not fit whole (objbench patch 0009).
+type TCPFullSegmentsOption bool
+
+func (*TCPFullSegmentsOption) isGettableTransportProtocolOption() {}
+
+func (*TCPFullSegmentsOption) isSettableTransportProtocolOption() {}
+
+// TCPCwndLimitedOption grows the congestion window only while the window
+// is what limits the sender, as Linux's tcp_is_cwnd_limited has it, where
+// upstream grows it on every ACK, also for a sender that had less to send
+// than its window allowed (objbench patch 0010).
+type TCPCwndLimitedOption bool
+
+func (*TCPCwndLimitedOption) isGettableTransportProtocolOption() {}
+
+func (*TCPCwndLimitedOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

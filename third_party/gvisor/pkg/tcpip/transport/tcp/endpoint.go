@@ -561,6 +561,12 @@ type Endpoint struct {
 	// delack.go).
 	delayedAck bool `state:"nosave"`
 
+	// fullSegments is objbench patch 0009 (tcpip.TCPFullSegmentsOption).
+	fullSegments bool `state:"nosave"`
+
+	// cwndLimited is objbench patch 0010 (tcpip.TCPCwndLimitedOption).
+	cwndLimited bool `state:"nosave"`
+
 	// sendTOS represents IPv4 TOS or IPv6 TrafficClass,
 	// applied while sending packets. Defaults to 0 as on Linux.
 	sendTOS uint8
@@ -925,6 +931,16 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var dack tcpip.TCPDelayedAckOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &dack); err == nil {
 		e.delayedAck = bool(dack)
+	}
+
+	var full tcpip.TCPFullSegmentsOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &full); err == nil {
+		e.fullSegments = bool(full)
+	}
+
+	var cl tcpip.TCPCwndLimitedOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &cl); err == nil {
+		e.cwndLimited = bool(cl)
 	}
 
 	var de tcpip.TCPDelayEnabled

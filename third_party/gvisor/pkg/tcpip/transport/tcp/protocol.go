@@ -112,6 +112,12 @@ type protocol struct {
 	// delayedAck is objbench patch 0007 (tcpip.TCPDelayedAckOption).
 	// +checklocks:mu
 	delayedAck bool
+	// fullSegments is objbench patch 0009 (tcpip.TCPFullSegmentsOption).
+	// +checklocks:mu
+	fullSegments bool
+	// cwndLimited is objbench patch 0010 (tcpip.TCPCwndLimitedOption).
+	// +checklocks:mu
+	cwndLimited bool
 	// +checklocks:mu
 	lingerTimeout time.Duration
 	// +checklocks:mu
@@ -357,6 +363,20 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPFullSegmentsOption:
+		// objbench patch 0009 (snd.go's maybeSendSegment).
+		p.mu.Lock()
+		p.fullSegments = bool(*v)
+		p.mu.Unlock()
+		return nil
+
+	case *tcpip.TCPCwndLimitedOption:
+		// objbench patch 0010 (cwnd_limited.go).
+		p.mu.Lock()
+		p.cwndLimited = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPLingerTimeoutOption:
 		p.mu.Lock()
 		if *v < 0 {
@@ -492,6 +512,18 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPDelayedAckOption:
 		p.mu.RLock()
 		*v = tcpip.TCPDelayedAckOption(p.delayedAck)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPFullSegmentsOption:
+		p.mu.RLock()
+		*v = tcpip.TCPFullSegmentsOption(p.fullSegments)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPCwndLimitedOption:
+		p.mu.RLock()
+		*v = tcpip.TCPCwndLimitedOption(p.cwndLimited)
 		p.mu.RUnlock()
 		return nil
 

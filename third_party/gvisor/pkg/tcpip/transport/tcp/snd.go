@@ -211,6 +211,10 @@ type sender struct {
 	// sackView is the scoreboard as SACK recovery's walks read it
 	// (objbench patch 0008, sack_view.go).
 	sackView sackView `state:"nosave"`
+
+	// cwndUse records whether the window limited the sender (objbench
+	// patch 0010, cwnd_limited.go).
+	cwndUse cwndUse `state:"nosave"`
 }
 
 // protectedWriteList wraps the write list, checking for invalid state when
@@ -756,6 +760,36 @@ func (s *sender) splitSeg(seg *segment, size int) {
 	seg.pkt.Data().CapLength(size)
 }
 
+// fill is objbench patch 0009 (tcpip.TCPFullSegmentsOption): seg, about
+// to be sent for the first time, takes bytes from the writes queued after
+// it up to size, as Linux's tcp_sendmsg appends to the unsent tail of its
+// queue. Upstream sends the rest of a write split at the MSS as a short
+// segment when the next write does not fit in it whole; behind a window
+// that holds the writes back, as in any bulk transfer, that was one short
+// segment in every write.
+// +checklocks:s.ep.mu
+func (s *sender) fill(seg *segment, size int) {
+	for seg.payloadSize() < size {
+		next := seg.Next()
+		if next == nil || next.payloadSize() == 0 || s.isAssignedSequenceNumber(next) {
+			return
+		}
+		n := size - seg.payloadSize()
+		if next.payloadSize() <= n {
+			seg.merge(next)
+			s.writeList.Remove(next)
+			next.DecRef()
+			continue
+		}
+		head := next.clone()
+		head.pkt.Data().CapLength(n)
+		next.pkt.Data().TrimFront(n)
+		next.dataMemSize = next.pkt.MemSize()
+		seg.merge(head)
+		head.DecRef()
+	}
+}
+
 // NextSeg implements the RFC6675 NextSeg() operation.
 //
 // NextSeg starts scanning the writeList starting from nextSegHint and returns
@@ -1030,6 +1064,8 @@ func (s *sender) maybeSendSegment(seg *segment, limit int, end seqnum.Value) (se
 			// A negative value causes splitSeg to panic anyways, so just panic
 			// earlier to get more information about the cause.
 			s.splitSeg(seg, available)
+		} else if s.ep.fullSegments && seg.xmitCount == 0 {
+			s.fill(seg, available)
 		}
 
 		segEnd = seg.sequenceNumber.Add(seqnum.Size(seg.payloadSize()))
@@ -1171,6 +1207,9 @@ func (s *sender) sendData() {
 		dataSent = true
 		s.Outstanding += s.pCount(seg, s.MaxPayloadSize)
 		s.updateWriteNext(seg.Next())
+	}
+	if s.ep.cwndLimited { // objbench patch 0010
+		s.cwndValidate(dataSent)
 	}
 
 	s.postXmit(dataSent, true /* shouldScheduleProbe */)
@@ -1768,7 +1807,10 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		// If we are not in fast recovery then update the congestion
 		// window based on the number of acknowledged packets.
 		if !s.FastRecovery.Active {
-			s.cc.Update(originalOutstanding-s.Outstanding, bestRTT, rcvdSeg.rcvdTime)
+			// objbench patch 0010: only while the window limits.
+			if !s.ep.cwndLimited || s.isCwndLimited() {
+				s.cc.Update(originalOutstanding-s.Outstanding, bestRTT, rcvdSeg.rcvdTime)
+			}
 			if s.FastRecovery.Last.LessThan(s.SndUna) {
 				s.state = tcpip.Open
 				s.undo.active = false
