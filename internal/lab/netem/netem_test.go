@@ -33,13 +33,20 @@ func dialServed(tb testing.TB, n *Network) *Conn {
 	return c
 }
 
-// serve answers each 8-byte request with that many bytes.
-func serve(t testing.TB, n *Network, port int) {
+// listen listens on port of n's server stack until t ends.
+func listen(t testing.TB, n *Network, port int) net.Listener {
+	t.Helper()
 	ln, err := n.Listen(port)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// serve answers each 8-byte request with that many bytes.
+func serve(t testing.TB, n *Network, port int) {
+	ln := listen(t, n, port)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -392,11 +399,7 @@ func payload(data buffer.Buffer) int {
 // of its own, 64 more packets in a 4 MiB upload written 64 KiB at a time.
 func TestFullSegments(t *testing.T) {
 	n := newNet(t, 40*time.Millisecond, 100_000_000, 0)
-	ln, err := n.Listen(80)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln := listen(t, n, 80)
 	const size, piece = 4 << 20, 10_000
 	go func() {
 		c, err := ln.Accept()
@@ -451,11 +454,7 @@ func TestFullSegments(t *testing.T) {
 // out.
 func TestCwndGrowsOnlyWhenLimited(t *testing.T) {
 	n := newNet(t, 40*time.Millisecond, 0, 0)
-	ln, err := n.Listen(80)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln := listen(t, n, 80)
 	const piece, pieces = 4 << 10, 40
 	srv := make(chan *Conn, 1)
 	go func() {
