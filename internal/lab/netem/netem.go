@@ -81,6 +81,11 @@ type Config struct {
 	// duplication) the same from one run to the next: Up draws from Seed,
 	// Down from Seed+1. 0 picks a random seed.
 	Seed uint64
+	// Precise has a Pipe deliver each packet at its own time on Sleep's
+	// timer, as a Network always does, rather than on Go's timers (see
+	// NewPipe): the grid's check of whether the wire's timing, not TCP,
+	// decides a row (reference.CheckTimer).
+	Precise bool
 }
 
 // Addresses of the two stacks on the wire.

@@ -37,11 +37,11 @@ func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
 		}
 	}
 	rtt := cfg.Up.Delay + cfg.Down.Delay
-	// Its deliveries keep Go's timers, not Sleep's: Linux's receive
-	// autotuning stalls when packets arrive each at its own time
-	// (docs/design.md#the-kernel-references-wire-keeps-gos-timers).
+	// Its deliveries keep Go's timers, not Sleep's, unless cfg.Precise:
+	// Linux's receive autotuning stalls when packets arrive each at its
+	// own time (docs/design.md#the-kernel-references-wire-keeps-gos-timers).
 	up, down := seeds(cfg.Seed)
-	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU, up, false), down: newDirection(cfg.Down, rtt, cfg.MTU, down, false), client: client, server: server}
+	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU, up, cfg.Precise), down: newDirection(cfg.Down, rtt, cfg.MTU, down, cfg.Precise), client: client, server: server}
 	p.up.out, p.down.out = writeTo(server), writeTo(client)
 	go p.up.run()
 	go p.down.run()

@@ -47,6 +47,9 @@ func TestGrid(t *testing.T) {
 	busy := 0
 	for _, c := range CI {
 		row, err := Run(context.Background(), c)
+		if err == nil {
+			row, err = CheckTimer(context.Background(), row)
+		}
 		if err != nil {
 			t.Errorf("%s: %v", c, err)
 			continue
@@ -58,6 +61,8 @@ func TestGrid(t *testing.T) {
 			t.Logf("%s: %.0f%% of the lab's and %.0f%% of the reference's packets came late on this machine: not judged", c, 100*row.LabLate, 100*row.LinuxLate)
 			continue
 		case row.Within():
+		case row.TimerDecides() && row.InsideTimers():
+			t.Logf("%s: lab %+.0f%% of Linux; Linux %v on the lab's timer: the wire's timer decides, and the lab is inside Linux's runs on both", c, 100*row.Diff(), Median(row.Timed, Total))
 		case c.Gap() > 0 && row.WithinGap():
 			t.Logf("%s: lab %+.0f%% of Linux, inside the known gap ±%.0f%%", c, 100*row.Diff(), 100*c.Gap())
 		default:
@@ -158,13 +163,6 @@ func TestWithinRoundTrip(t *testing.T) {
 func TestLinuxSpreads(t *testing.T) {
 	ms := time.Millisecond
 	c := Case{RTT: 40 * ms, Rate: 50e6, Queue: 8 * 1500, Op: "GET", Size: 4 << 20}
-	runs := func(ds ...time.Duration) []Result {
-		rs := make([]Result, len(ds))
-		for i, d := range ds {
-			rs[i].Total = d
-		}
-		return rs
-	}
 	for _, tc := range []struct {
 		lab, linux      []time.Duration
 		spreads, inside bool
@@ -176,6 +174,57 @@ func TestLinuxSpreads(t *testing.T) {
 		r := Row{Case: c, Lab: runs(tc.lab...), Linux: runs(tc.linux...)}
 		if r.LinuxSpreads() != tc.spreads || r.InsideLinux() != tc.inside {
 			t.Errorf("lab %v, Linux %v: spreads %v inside %v, want %v and %v (spread %.2f)", tc.lab, tc.linux, r.LinuxSpreads(), r.InsideLinux(), tc.spreads, tc.inside, r.Spread())
+		}
+	}
+}
+
+func runs(ds ...time.Duration) []Result {
+	rs := make([]Result, len(ds))
+	for i, d := range ds {
+		rs[i].Total = d
+	}
+	return rs
+}
+
+// TestTimerDecides: a row where Linux's median moves beyond the tolerance
+// when the wire delivers each packet at its own time is one the wire's
+// timing decides; the lab's median is then held to Linux's runs on both
+// wires. Not when the timed reference was held by its receive window
+// (Linux's autotuning stalls there), or short of CPU.
+func TestTimerDecides(t *testing.T) {
+	ms := time.Millisecond
+	c := Case{RTT: 40 * ms, Rate: 50e6, Queue: 8 * 1500, Op: "PUT", Size: 4 << 20}
+	goTimers := []time.Duration{5200 * ms, 7400 * ms, 7500 * ms, 6600 * ms, 8400 * ms}
+	timed := []time.Duration{3900 * ms, 3800 * ms, 3700 * ms, 4100 * ms, 4100 * ms}
+	windowBound := runs(timed...)
+	windowBound[2].RwndLimited = 2 * time.Second
+	for _, tc := range []struct {
+		name            string
+		lab             time.Duration
+		timed           []Result
+		timedLate       float64
+		decides, inside bool
+	}{
+		{"the lab between the two", 4100 * ms, runs(timed...), 0, true, true},
+		{"the lab below both", 3000 * ms, runs(timed...), 0, true, false},
+		{"not measured", 4100 * ms, nil, 0, false, false},
+		{"the timed reference agrees", 4100 * ms, runs(7000*ms, 7300*ms, 7500*ms), 0, false, false},
+		{"the timed reference window-bound", 4100 * ms, windowBound, 0, false, true},
+		{"the timed reference late", 4100 * ms, runs(timed...), 0.2, false, true},
+	} {
+		r := Row{Case: c, Lab: runs(tc.lab), Linux: runs(goTimers...), Timed: tc.timed, TimedLate: tc.timedLate}
+		if r.TimerDecides() != tc.decides || tc.decides && r.InsideTimers() != tc.inside {
+			t.Errorf("%s: decides %v inside %v, want %v and %v", tc.name, r.TimerDecides(), r.InsideTimers(), tc.decides, tc.inside)
+		}
+		// The table names the timed figure whenever it was measured.
+		var line strings.Builder
+		WriteRow(&line, r)
+		want := "on the lab's timer"
+		if tc.decides && tc.inside {
+			want = "the wire's timer decides"
+		}
+		if got := line.String(); len(tc.timed) > 0 && !strings.Contains(got, want) {
+			t.Errorf("%s: row %q: want %q", tc.name, got, want)
 		}
 	}
 }

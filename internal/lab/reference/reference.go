@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab/netem"
@@ -162,6 +163,17 @@ func (p linuxPath) Dial(ctx context.Context) (c net.Conn, err error) {
 func (p linuxPath) Close() error                  { return p.p.Close() }
 func (p linuxPath) Stats() (up, down netem.Stats) { return p.p.Pipe.Stats() }
 
+// LinuxTimed is the reference on a wire that delivers each packet at its
+// own time on the lab's precise timer, rather than on Go's timers (which
+// hand packets over in bursts once a millisecond): where Linux's figure
+// moves with that beyond the tolerance, the wire's timing decides the row,
+// not TCP (CheckTimer). It is no reference of its own: there Linux's
+// receive autotuning stalls (Result.RwndLimited).
+func LinuxTimed(cfg netem.Config) (Path, error) {
+	cfg.Precise = true
+	return Linux(cfg)
+}
+
 // PathStart is one path's constructor, named as the grid prints it.
 type PathStart struct {
 	Name  string
@@ -177,6 +189,7 @@ type PathStart struct {
 var (
 	Paths     = []PathStart{{"lab", Lab}, {"linux", Linux}}
 	NetnsPath = PathStart{"netns", Linux}
+	TimedPath = PathStart{"linux-timed", LinuxTimed}
 )
 
 // Result is one transfer's times from the request's start (from dial
@@ -186,6 +199,9 @@ type Result struct {
 	Send      time.Duration // until the request's last byte was written
 	FirstByte time.Duration // until the response's first byte
 	Total     time.Duration // until the response's last byte
+	// RwndLimited is how long the sender was held by the receiver's
+	// window (the kernel's TCP_INFO; 0 on the lab's stacks).
+	RwndLimited time.Duration
 }
 
 // ErrStalled says a transfer made no progress for longer than the stacks'
@@ -200,9 +216,10 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 	if err != nil {
 		return nil, err
 	}
+	acc := &accepted{Listener: ln}
 	srv := &http.Server{Handler: http.HandlerFunc(serve), ReadHeaderTimeout: time.Minute}
 	done := make(chan struct{})
-	go func() { _ = srv.Serve(ln); close(done) }()
+	go func() { _ = srv.Serve(acc); close(done) }()
 	defer func() { srv.Close(); <-done }()
 	var out []Result
 	for range n {
@@ -224,6 +241,13 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			connected = 0
 		}
 		r, err := transfer(conn, br, c, stall)
+		if err == nil {
+			sender := conn
+			if c.Op != http.MethodPut {
+				sender = acc.last()
+			}
+			r.RwndLimited = rwndLimited(sender)
+		}
 		conn.Close()
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", c, err)
@@ -235,6 +259,30 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// accepted keeps the connection a listener accepted last: the server's
+// side of the transfer under way (one connection at a time).
+type accepted struct {
+	net.Listener
+	mu   sync.Mutex
+	conn net.Conn
+}
+
+func (a *accepted) Accept() (net.Conn, error) {
+	c, err := a.Listener.Accept()
+	if err == nil {
+		a.mu.Lock()
+		a.conn = c
+		a.mu.Unlock()
+	}
+	return c, err
+}
+
+func (a *accepted) last() net.Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conn
 }
 
 // serve answers GET /N with N bytes and PUT with 200 once it has read the body.
