@@ -249,7 +249,10 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	full := tcpip.TCPFullSegmentsOption(true)
 	// The window grown only while it limits the sender (patch 0010).
 	cwndLimited := tcpip.TCPCwndLimitedOption(true)
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited)
+	// The ACK for every second segment at once only while the window
+	// does not shrink; else at the application's next read (patch 0011).
+	windowAck := tcpip.TCPWindowAckOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &windowAck)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -1206,6 +1206,17 @@ func (*TCPCwndLimitedOption) isGettableTransportProtocolOption() {}
 
 func (*TCPCwndLimitedOption) isSettableTransportProtocolOption() {}
 
+// TCPWindowAckOption acknowledges every second full-sized segment at once
+// only while the window to advertise does not shrink, as Linux's
+// __tcp_ack_snd_check, judged on the window a Linux receiver with default
+// buffers would advertise; else the application's next read sends the ACK
+// (objbench patch 0011). It needs TCPDelayedAckOption.
+type TCPWindowAckOption bool
+
+func (*TCPWindowAckOption) isGettableTransportProtocolOption() {}
+
+func (*TCPWindowAckOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

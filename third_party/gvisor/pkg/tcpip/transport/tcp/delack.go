@@ -105,6 +105,9 @@ func (r *receiver) dataReceived(segLen int, arrived tcpip.MonotonicTime) {
 		}
 	}
 	d.lastRcv = arrived
+	if r.ep.windowAck { // objbench patch 0011
+		r.windowGrow()
+	}
 }
 
 // incrQuickAck is tcp_incr_quickack: up to 16 quick ACKs, half the
@@ -138,7 +141,7 @@ func (r *receiver) ackOrDelay() {
 	}
 	d := &r.delack
 	unacked := int(snd.MaxSentAck.Size(r.RcvNxt))
-	if d.now || unacked > r.mss() || (d.quick > 0 && !d.pingpong) || r.pendingRcvdSegments.Len() > 0 || r.closed {
+	if d.now || (unacked > r.mss() && (!r.ep.windowAck || r.windowMoves())) || (d.quick > 0 && !d.pingpong) || r.pendingRcvdSegments.Len() > 0 || r.closed {
 		snd.sendAck()
 		return
 	}
@@ -183,6 +186,9 @@ func (r *receiver) ackSent(rcvNxt seqnum.Value) {
 		}
 	}
 	d.now, d.pushed, d.pushed2 = false, false, false
+	if r.ep.windowAck { // objbench patch 0011
+		r.windowAckSent(rcvNxt)
+	}
 	snd.delackTimer.disable()
 }
 

@@ -567,6 +567,10 @@ type Endpoint struct {
 	// cwndLimited is objbench patch 0010 (tcpip.TCPCwndLimitedOption).
 	cwndLimited bool `state:"nosave"`
 
+	// windowAck is objbench patch 0011 (tcpip.TCPWindowAckOption,
+	// window_ack.go).
+	windowAck bool `state:"nosave"`
+
 	// sendTOS represents IPv4 TOS or IPv6 TrafficClass,
 	// applied while sending packets. Defaults to 0 as on Linux.
 	sendTOS uint8
@@ -941,6 +945,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var cl tcpip.TCPCwndLimitedOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &cl); err == nil {
 		e.cwndLimited = bool(cl)
+	}
+
+	var wa tcpip.TCPWindowAckOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &wa); err == nil {
+		e.windowAck = bool(wa)
 	}
 
 	var de tcpip.TCPDelayEnabled
@@ -1534,6 +1543,11 @@ func (e *Endpoint) Read(dst io.Writer, opts tcpip.ReadOptions) (tcpip.ReadResult
 		if err != nil {
 			break
 		}
+	}
+
+	// objbench patch 0011: the ACK a read owes (window_ack.go).
+	if done > 0 && !opts.Peek && e.delayedAck {
+		e.windowRead(done)
 	}
 
 	// objbench patch 0007: all read after the end of an answer.

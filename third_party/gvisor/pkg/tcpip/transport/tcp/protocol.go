@@ -118,6 +118,9 @@ type protocol struct {
 	// cwndLimited is objbench patch 0010 (tcpip.TCPCwndLimitedOption).
 	// +checklocks:mu
 	cwndLimited bool
+	// windowAck is objbench patch 0011 (tcpip.TCPWindowAckOption).
+	// +checklocks:mu
+	windowAck bool
 	// +checklocks:mu
 	lingerTimeout time.Duration
 	// +checklocks:mu
@@ -377,6 +380,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPWindowAckOption:
+		// objbench patch 0011 (window_ack.go).
+		p.mu.Lock()
+		p.windowAck = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPLingerTimeoutOption:
 		p.mu.Lock()
 		if *v < 0 {
@@ -524,6 +534,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPCwndLimitedOption:
 		p.mu.RLock()
 		*v = tcpip.TCPCwndLimitedOption(p.cwndLimited)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPWindowAckOption:
+		p.mu.RLock()
+		*v = tcpip.TCPWindowAckOption(p.windowAck)
 		p.mu.RUnlock()
 		return nil
 

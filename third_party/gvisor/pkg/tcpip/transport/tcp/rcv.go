@@ -52,6 +52,10 @@ type receiver struct {
 
 	// delack is the delayed-ACK engine (objbench patch 0007, delack.go).
 	delack delackState `state:"nosave"`
+
+	// linuxWnd is the window a Linux receiver would advertise (objbench
+	// patch 0011, window_ack.go).
+	linuxWnd linuxWindow `state:"nosave"`
 }
 
 func newReceiver(ep *Endpoint, irs seqnum.Value, rcvWnd seqnum.Size, rcvWndScale uint8) *receiver {
