@@ -37,6 +37,7 @@ import (
 func main() {
 	ci := flag.Bool("ci", false, "only the representative subset the test runs")
 	match := flag.String("match", "", "only cases whose description contains TEXT (e.g. \"50Mbit\", \"PUT\")")
+	skip := flag.String("skip", "", "leave out cases whose description contains TEXT (e.g. \"Mbit\": the rows behind a bottleneck)")
 	withNetns := flag.Bool("netns", false, "also measure the lab's netns path (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
@@ -53,7 +54,7 @@ func main() {
 	}
 	var cases []reference.Case
 	for _, c := range all {
-		if strings.Contains(c.String(), *match) {
+		if strings.Contains(c.String(), *match) && (*skip == "" || !strings.Contains(c.String(), *skip)) {
 			c.N = *runs
 			cases = append(cases, c)
 		}

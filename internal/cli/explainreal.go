@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/explain"
-	"github.com/objbench/objbench/internal/lab/netem"
+	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -46,39 +46,13 @@ func explainArgs(r *realFlags) cobra.PositionalArgs {
 	}
 }
 
-// realLabFlags are the lab flags that shape the impairment --real adds;
-// every other lab flag is the lab's alone.
-var realLabFlags = map[string]bool{"rtt": true, "jitter": true, "bandwidth": true, "loss": true, "queue": true, "mtu": true}
-
-// realWire is the impairment the lab's flags (and PROFILE's link: its
-// bursty loss, reordering and duplication too) ask for on top of the real
-// path.
-func realWire(lf *labFlags, fs *pflag.FlagSet, profile string) (netem.Config, error) {
-	var refused []string
-	fs.Visit(func(f *pflag.Flag) {
-		if isLabFlag(f) && !realLabFlags[f.Name] && f.Name != "network" {
-			refused = append(refused, "--"+f.Name)
-		}
-	})
-	if len(refused) > 0 {
-		return netem.Config{}, usage.Errorf("%s apply to the lab, not to --real (which adds only --rtt, --jitter, --bandwidth, --loss, --queue, --mtu)", strings.Join(refused, ", "))
-	}
-	cfg, err := lf.config(nil, profile)
-	if err != nil {
-		return netem.Config{}, err
-	}
-	w, err := cfg.Wire()
-	if err != nil {
-		return netem.Config{}, usage.Wrap(err)
-	}
-	return w, nil
-}
-
 func runExplainReal(ctx context.Context, g *globals, f *explainFlags, fs *pflag.FlagSet, profile string, argv []string, stdout, stderr io.Writer) error {
 	r := &f.real
-	w, err := realWire(&f.lab, fs, profile)
+	// The impairment --rtt and the like add on top of the real path; the
+	// lab's other flags refused.
+	w, err := lab.Settings(f.lab).RealWire(givenLabFields(fs), profile)
 	if err != nil {
-		return err
+		return usage.Wrap(err)
 	}
 	labels, err := f.save.check()
 	if err != nil {

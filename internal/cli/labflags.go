@@ -33,16 +33,22 @@ func isLabFlag(f *pflag.Flag) bool { _, ok := f.Annotations[labFlagMark]; return
 // refuseLabFlags is the usage error for the lab's flags given with raw, a
 // real target (nil when none was given): see lab.RefuseOffLab.
 func refuseLabFlags(fs *pflag.FlagSet, raw string) error {
+	return lab.RefuseOffLab(givenLabFields(fs), raw)
+}
+
+// givenLabFields names the lab's flags given on fs by their fields (RTT),
+// in the order the user gave them.
+func givenLabFields(fs *pflag.FlagSet) []string {
 	var given []string
 	sorted := fs.SortFlags
-	fs.SortFlags = false // in the order the user gave them
+	fs.SortFlags = false
 	defer func() { fs.SortFlags = sorted }()
 	fs.Visit(func(f *pflag.Flag) {
 		if isLabFlag(f) {
 			given = append(given, fieldOf(f))
 		}
 	})
-	return lab.RefuseOffLab(given, raw)
+	return given
 }
 
 // register adds the lab's flags to fs, each marked as the lab's; withAPI

@@ -76,6 +76,35 @@ func RefuseOffLab(given []string, target string) error {
 	return usage.Fieldf(strings.Join(named, ", ")+" apply to the embedded lab only (TARGET lab[:PROFILE] or none), not to %s", target)
 }
 
+// realFields are the settings that shape the impairment a program's real
+// path takes on (explain --real); every other setting is the lab's alone.
+var realFields = map[string]bool{"RTT": true, "Jitter": true, "Bandwidth": true, "Loss": true, "Queue": true, "MTU": true, "Network": true}
+
+// RealWire is the impairment the settings (and profile's link: its bursty
+// loss, reordering and duplication too) add on top of a program's real
+// path. given names the settings the user gave, by field, as for
+// RefuseOffLab: one the real path cannot apply is a usage error.
+func (lf Settings) RealWire(given []string, profile string) (netem.Config, error) {
+	var refused []string
+	for _, field := range given {
+		if !realFields[field] {
+			refused = append(refused, "{"+field+"}")
+		}
+	}
+	if len(refused) > 0 {
+		return netem.Config{}, usage.Fieldf(strings.Join(refused, ", ") + " apply to the lab, not to the real path of --real (which adds only {RTT}, {Jitter}, {Bandwidth}, {Loss}, {Queue}, {MTU})")
+	}
+	cfg, err := lf.Config(nil, profile)
+	if err != nil {
+		return netem.Config{}, err
+	}
+	w, err := cfg.Wire()
+	if err != nil {
+		return netem.Config{}, usage.Wrap(err)
+	}
+	return w, nil
+}
+
 // Config validates the settings into a lab configuration serving apis
 // over profile. It is where the settings are checked: every error is the
 // user's to fix (a usage.Error naming the setting by its field), and a

@@ -175,6 +175,26 @@ func TestRefuseOffLab(t *testing.T) {
 	}
 }
 
+// TestRealWire: the real path takes the link's settings as an impairment
+// on top and refuses the lab's others, named by field.
+func TestRealWire(t *testing.T) {
+	t.Parallel()
+	rtt := 40 * time.Millisecond
+	s := defaults()
+	s.RTT, s.Bandwidth = &rtt, "50Mbit"
+	w, err := s.RealWire([]string{"RTT", "Bandwidth", "Network"}, "")
+	if err != nil || w.Down.Delay != 20*time.Millisecond || w.Down.Rate != 50e6 {
+		t.Errorf("--rtt 40ms --bandwidth 50Mbit: %+v, %v", w.Down, err)
+	}
+	flag := func(field string) string { return "--" + strings.ToLower(field) }
+	s.TLS = true
+	_, err = s.RealWire([]string{"TLS", "RTT", "Faults"}, "")
+	want := "--tls, --faults apply to the lab, not to the real path of --real (which adds only --rtt, --jitter, --bandwidth, --loss, --queue, --mtu)"
+	if !usage.Is(err) || usage.FieldOf(err) != "TLS" || usage.Rendered(err, flag) != want {
+		t.Errorf("--tls --rtt --faults: %v (field %q, rendered %q)", err, usage.FieldOf(err), usage.Rendered(err, flag))
+	}
+}
+
 func TestWriteCA(t *testing.T) {
 	t.Parallel()
 	path, remove, err := (&Lab{}).WriteCA()
