@@ -83,11 +83,12 @@ func (r *receiver) linuxUnread() int {
 	return r.ep.RcvBufUsed
 }
 
-// linuxSelect is __tcp_select_window: the free space, at most rcv_ssthresh.
+// linuxSelect is __tcp_select_window: the free space with unread bytes
+// not yet read, at most rcv_ssthresh.
 // +checklocks:r.ep.mu
-func (r *receiver) linuxSelect() int {
+func (r *receiver) linuxSelect(unread int) int {
 	w := r.lw()
-	return max(0, min(w.space-r.linuxUnread(), w.ssthresh))
+	return max(0, min(w.space-unread, w.ssthresh))
 }
 
 // windowGrow is tcp_grow_window, for each in-order data segment.
@@ -104,7 +105,8 @@ func (r *receiver) windowGrow() {
 // to advertise now is not smaller than the last.
 // +checklocks:r.ep.mu
 func (r *receiver) windowMoves() bool {
-	return r.linuxUnread() == 0 || r.linuxSelect() >= r.lw().adv
+	unread := r.linuxUnread()
+	return unread == 0 || r.linuxSelect(unread) >= r.lw().adv
 }
 
 // windowAckSent is tcp_select_window as an ACK leaves: the window never
@@ -113,7 +115,7 @@ func (r *receiver) windowMoves() bool {
 func (r *receiver) windowAckSent(rcvNxt seqnum.Value) {
 	w := r.lw()
 	left := w.adv - int(w.advAt.Size(rcvNxt))
-	w.adv, w.advAt = max(r.linuxSelect(), left), rcvNxt
+	w.adv, w.advAt = max(r.linuxSelect(r.linuxUnread()), left), rcvNxt
 }
 
 // windowRead is tcp_cleanup_rbuf and tcp_rcv_space_adjust after the
@@ -153,7 +155,7 @@ func (e *Endpoint) windowRead(n int) {
 	}
 	left := w.adv - int(w.advAt.Size(r.RcvNxt))
 	if 2*left <= w.space {
-		if nw := r.linuxSelect(); nw > 0 && nw >= 2*left {
+		if nw := r.linuxSelect(r.linuxUnread()); nw > 0 && nw >= 2*left {
 			s.sendAck()
 		}
 	}
