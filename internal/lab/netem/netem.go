@@ -249,13 +249,17 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	full := tcpip.TCPFullSegmentsOption(true)
 	// The window grown only while it limits the sender (patch 0010).
 	cwndLimited := tcpip.TCPCwndLimitedOption(true)
+	// CUBIC's curve after a recovery starts from the window recovery left
+	// and grows by fractions of a segment, as Linux's bictcp_update
+	// (patch 0013).
+	cubicEpoch := tcpip.TCPCubicEpochOption(true)
 	// Patch 0011 (the ACK for every second segment at once only while
 	// the window does not shrink, else at the application's next read)
 	// stays off: Linux's ACK counts, but behind 8 packets at 1 Gbit the
 	// lab's reader, sharing the process with the wire, reads a burst's
 	// segments at once and its ACKs' bursts overflow the queue
 	// (third_party/gvisor/PATCHES.md).
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -1217,6 +1217,20 @@ func (*TCPWindowAckOption) isGettableTransportProtocolOption() {}
 
 func (*TCPWindowAckOption) isSettableTransportProtocolOption() {}
 
+// TCPCubicEpochOption starts CUBIC's curve after a recovery from the
+// window the recovery left, as Linux's bictcp_update starts its epoch
+// (origin at the last maximum, K from the distance to it, the Reno-friendly
+// estimate from the window), and keeps the fraction of a segment each ACK
+// adds, as tcp_cong_avoid_ai does. Upstream starts the curve from the last
+// maximum times beta as RFC 8312 has it, which lies under the window once
+// fast convergence has lowered that maximum, and drops the fractions, so
+// near the curve's plateau the window stood still (objbench patch 0013).
+type TCPCubicEpochOption bool
+
+func (*TCPCubicEpochOption) isGettableTransportProtocolOption() {}
+
+func (*TCPCubicEpochOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

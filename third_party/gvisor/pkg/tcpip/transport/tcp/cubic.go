@@ -63,7 +63,27 @@ type cubicState struct {
 	// RTO.
 	numCongestionEvents int
 
+	// epoch is where the curve started after the last recovery, with
+	// objbench patch 0013 (tcpip.TCPCubicEpochOption); zero otherwise.
+	epoch cubicEpoch
+
 	s *sender
+}
+
+// cubicEpoch is the start of CUBIC's curve as Linux's bictcp_update sets
+// it on the first ACK of an epoch: cwnd is the window the epoch began with
+// (tcp_cwnd, from which the Reno-friendly estimate grows), origin the
+// window the curve returns to (bic_origin_point: the last maximum, or the
+// window when that lies below it).
+//
+// grown and growth carry the fraction of a segment the curve added on
+// earlier ACKs, as Linux's snd_cwnd_cnt does in tcp_cong_avoid_ai: growth
+// belongs to the window grown, and is dropped when anything else set it.
+type cubicEpoch struct {
+	cwnd   float64
+	origin float64
+	grown  int
+	growth float64
 }
 
 // newCubicCC returns a partially initialized cubic state with the constants
@@ -230,6 +250,9 @@ func (c *cubicState) Update(packetsAcked int, rtt time.Duration, ackTime tcpip.M
 // cubicCwnd computes the CUBIC congestion window after t seconds from last
 // congestion event.
 func (c *cubicState) cubicCwnd(t float64) float64 {
+	if c.epoch.cwnd > 0 { // objbench patch 0013
+		return c.C*math.Pow(t, 3.0) + c.epoch.origin
+	}
 	return c.C*math.Pow(t, 3.0) + c.WMax
 }
 
@@ -244,7 +267,13 @@ func (c *cubicState) getCwnd(packetsAcked, sndCwnd int, srtt time.Duration) int 
 	c.WC = c.cubicCwnd(elapsedSeconds - c.K)
 
 	// Compute the TCP friendly estimate of the congestion window.
-	c.WEst = c.WMax*c.Beta + (3.0*((1.0-c.Beta)/(1.0+c.Beta)))*(elapsedSeconds/srtt.Seconds())
+	// With objbench patch 0013 it grows from the window the epoch began
+	// with, as Linux's tcp_cwnd does.
+	start := c.WMax * c.Beta
+	if c.epoch.cwnd > 0 {
+		start = c.epoch.cwnd
+	}
+	c.WEst = start + (3.0*((1.0-c.Beta)/(1.0+c.Beta)))*(elapsedSeconds/srtt.Seconds())
 
 	// Make sure in the TCP friendly region CUBIC performs at least
 	// as well as Reno.
@@ -266,10 +295,21 @@ func (c *cubicState) getCwnd(packetsAcked, sndCwnd int, srtt time.Duration) int 
 	if wtRtt < cwnd {
 		wtRtt = cwnd
 	}
+	// objbench patch 0013: with the epoch Linux's, the fraction of a
+	// segment earlier ACKs added is kept; upstream drops it on each ACK,
+	// so near the curve's plateau (under (wtRtt-cwnd)/cwnd of a segment
+	// per ACK) the window did not grow.
+	if c.epoch.cwnd > 0 && c.epoch.grown == sndCwnd {
+		cwnd += c.epoch.growth
+	}
 	for i := 0; i < packetsAcked; i++ {
 		// Concave/Convex regions of cubic have the same formulas.
 		// See: https://tools.ietf.org/html/rfc8312#section-4.3
 		cwnd += (wtRtt - cwnd) / cwnd
+	}
+	if c.epoch.cwnd > 0 {
+		c.epoch.grown = int(cwnd)
+		c.epoch.growth = cwnd - math.Floor(cwnd)
 	}
 	return int(cwnd)
 }
@@ -280,6 +320,7 @@ func (c *cubicState) getCwnd(packetsAcked, sndCwnd int, srtt time.Duration) int 
 func (c *cubicState) HandleLossDetected() {
 	// See: https://tools.ietf.org/html/rfc8312#section-4.5
 	c.numCongestionEvents++
+	c.epoch = cubicEpoch{}
 	c.T = c.s.ep.stack.Clock().NowMonotonic()
 	c.WLastMax = c.WMax
 	c.WMax = float64(c.s.SndCwnd)
@@ -295,6 +336,7 @@ func (c *cubicState) HandleRTOExpired() {
 	// See: https://tools.ietf.org/html/rfc8312#section-4.6
 	c.T = c.s.ep.stack.Clock().NowMonotonic()
 	c.numCongestionEvents = 0
+	c.epoch = cubicEpoch{}
 	c.WLastMax = c.WMax
 	c.WMax = float64(c.s.SndCwnd)
 
@@ -323,8 +365,31 @@ func (c *cubicState) fastConvergence() {
 }
 
 // PostRecovery implements congestionControl.PostRecovery.
+//
+// +checklocks:c.s.ep.mu
 func (c *cubicState) PostRecovery() {
 	c.T = c.s.ep.stack.Clock().NowMonotonic()
+	if c.s.ep.linuxCubic {
+		c.startEpoch()
+	}
+}
+
+// startEpoch starts the curve from the window recovery left, as Linux's
+// bictcp_update does on the first ACK after a loss (objbench patch 0013):
+// K is the time from that window back to the last maximum. Upstream keeps
+// K and the Reno-friendly start from the loss (RFC 8312: WMax*beta), so
+// after fast convergence lowered WMax the curve starts below the window,
+// and until it climbs past it the window does not grow at all.
+//
+// +checklocks:c.s.ep.mu
+func (c *cubicState) startEpoch() {
+	w := float64(c.s.SndCwnd)
+	c.epoch = cubicEpoch{cwnd: w, origin: w}
+	c.K = 0
+	if c.WMax > w {
+		c.epoch.origin = c.WMax
+		c.K = math.Cbrt((c.WMax - w) / c.C)
+	}
 }
 
 // reduceSlowStartThreshold returns new SsThresh as described in

@@ -571,6 +571,10 @@ type Endpoint struct {
 	// window_ack.go).
 	windowAck bool `state:"nosave"`
 
+	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption,
+	// cubic.go).
+	linuxCubic bool `state:"nosave"`
+
 	// sendTOS represents IPv4 TOS or IPv6 TrafficClass,
 	// applied while sending packets. Defaults to 0 as on Linux.
 	sendTOS uint8
@@ -950,6 +954,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var wa tcpip.TCPWindowAckOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &wa); err == nil {
 		e.windowAck = bool(wa)
+	}
+
+	var co tcpip.TCPCubicEpochOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &co); err == nil {
+		e.linuxCubic = bool(co)
 	}
 
 	var de tcpip.TCPDelayEnabled

@@ -121,6 +121,9 @@ type protocol struct {
 	// windowAck is objbench patch 0011 (tcpip.TCPWindowAckOption).
 	// +checklocks:mu
 	windowAck bool
+	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption).
+	// +checklocks:mu
+	linuxCubic bool
 	// +checklocks:mu
 	lingerTimeout time.Duration
 	// +checklocks:mu
@@ -387,6 +390,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPCubicEpochOption:
+		// objbench patch 0013 (cubic.go).
+		p.mu.Lock()
+		p.linuxCubic = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPLingerTimeoutOption:
 		p.mu.Lock()
 		if *v < 0 {
@@ -540,6 +550,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPWindowAckOption:
 		p.mu.RLock()
 		*v = tcpip.TCPWindowAckOption(p.windowAck)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPCubicEpochOption:
+		p.mu.RLock()
+		*v = tcpip.TCPCubicEpochOption(p.linuxCubic)
 		p.mu.RUnlock()
 		return nil
 

@@ -57,6 +57,7 @@ type undoState struct {
 	// congestion control).
 	cubic       *TCPCubicState
 	cubicEvents int
+	cubicEpoch  cubicEpoch
 }
 
 // saveUndo remembers the window before HandleLossDetected reduces it
@@ -69,6 +70,7 @@ func (s *sender) saveUndo() {
 		st := c.TCPCubicState
 		u.cubic = &st
 		u.cubicEvents = c.numCongestionEvents
+		u.cubicEpoch = c.epoch
 	}
 	s.undo = u
 }
@@ -90,6 +92,7 @@ func (s *sender) undoReduction() {
 	if c, ok := s.cc.(*cubicState); ok && u.cubic != nil {
 		c.TCPCubicState = *u.cubic
 		c.numCongestionEvents = u.cubicEvents
+		c.epoch = u.cubicEpoch
 	}
 }
 
