@@ -90,7 +90,7 @@ func (f *explainFlags) program(argv []string, labels map[string]string, stderr i
 // thresholds, the output, the saved result, and the exit status that says
 // how the program ended (none for a capture, which ran no program).
 func explainOut(g *globals, f *explainFlags, d *document.ExplainDocument, err error, argv []string, capture bool, stdout, stderr io.Writer) error {
-	if msg, status, ok := explainFailed(err); ok {
+	if msg, status, ok := explain.Failed(err); ok {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 		return exitStatus{status}
 	} else if d == nil {
@@ -106,7 +106,7 @@ func explainOut(g *globals, f *explainFlags, d *document.ExplainDocument, err er
 	if capture {
 		return cmp.Or(runErr, thErr)
 	}
-	msg, status, err := explainEnded(d, argv, runErr)
+	msg, status, err := explain.Ended(d, argv, runErr)
 	if msg != "" {
 		fmt.Fprintf(stderr, "objbench: explain: %s\n", msg)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
 	"github.com/objbench/objbench/internal/usage"
 )
@@ -20,8 +21,13 @@ type exitStatus struct{ code int }
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// ExitNotFound is the shell's status for a command that is not found.
-const ExitNotFound = 127
+// Exit statuses of lab exec and explain beyond the program's own
+// (internal/explain decides them).
+const (
+	ExitNotFound         = explain.ExitNotFound
+	ExitNothingExplained = explain.ExitNothingExplained
+	ExitTimeout          = explain.ExitTimeout
+)
 
 func newLabExecCmd(stdout, stderr io.Writer) *cobra.Command {
 	var lf labFlags

@@ -1,4 +1,4 @@
-package cli
+package explain
 
 import (
 	"errors"
@@ -6,24 +6,25 @@ import (
 	"path/filepath"
 
 	"github.com/objbench/objbench/internal/document"
-	"github.com/objbench/objbench/internal/explain"
 	"github.com/objbench/objbench/internal/lab"
 )
 
 // Exit statuses of explain beyond the program's own, documented in its
 // help (ExitNotFound, the shell's, is lab exec's too).
 const (
+	// ExitNotFound is the shell's status for a command that is not found.
+	ExitNotFound = 127
 	// ExitNothingExplained: the program exited 0 but never reached the lab.
 	ExitNothingExplained = 3
 	// ExitTimeout: the program ran past --timeout (as timeout(1)).
 	ExitTimeout = 124
 )
 
-// explainFailed maps an error of explain.Execute that left nothing to
+// Failed maps an error of Execute that left nothing to
 // explain to the line to print and the exit status; ok is false for any
 // other error.
-func explainFailed(err error) (msg string, status int, ok bool) {
-	var nr *explain.NoRequestsError
+func Failed(err error) (msg string, status int, ok bool) {
+	var nr *NoRequestsError
 	switch {
 	case errors.Is(err, lab.ErrCommandNotFound):
 		return err.Error(), ExitNotFound, true
@@ -39,12 +40,12 @@ func explainFailed(err error) (msg string, status int, ok bool) {
 	return "", 0, false
 }
 
-// explainEnded is how a run whose explanation was printed ends: a line to
+// Ended is how a run whose explanation was printed ends: a line to
 // print ("" for none) and the exit status, the program's own unless
 // explain stopped it; err is an error of explain's own.
-func explainEnded(d *document.ExplainDocument, argv []string, runErr error) (msg string, status int, err error) {
+func Ended(d *document.ExplainDocument, argv []string, runErr error) (msg string, status int, err error) {
 	switch {
-	case errors.Is(runErr, explain.ErrTimeout):
+	case errors.Is(runErr, ErrTimeout):
 		return runErr.Error(), ExitTimeout, nil
 	case runErr != nil:
 		return "", 0, runErr
