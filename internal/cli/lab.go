@@ -55,7 +55,7 @@ func runLab(ctx context.Context, lf *labFlags, profile string, stdout, stderr io
 	started := time.Now()
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "objbench lab: stopping")
-	writeThrottled(stdout, l)
+	l.WriteThrottled(stdout)
 	if !lf.Record {
 		return nil
 	}

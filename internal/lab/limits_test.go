@@ -279,3 +279,55 @@ func TestLimitGrowth(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteThrottled: at its stop, a limited lab names the partitions
+// that pushed back, the hottest first (by name among equals), at most
+// maxHotPartitions of them per API, and says when one did not; a lab with
+// no limit says nothing.
+func TestWriteThrottled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		limit string
+		gets  []string // keys under the S3 bucket, GET in order
+		want  string
+	}{
+		{name: "hottest first", limit: "s3:get=0.5/s;gcs:read=0.5/s",
+			gets: []string{"hot/key", "hot/key", "hot/key", "warm/key", "warm/key"},
+			want: "objbench lab: s3 read \"objbench/hot/\" throttled 2 of 3 requests\n" +
+				"objbench lab: s3 read \"objbench/warm/\" throttled 1 of 2 requests\n" +
+				"objbench lab: gcs throttled nothing\n"},
+		{name: "beyond the partitions named", limit: "s3:get=0.5/s",
+			gets: []string{"p0/k", "p0/k", "p1/k", "p1/k", "p2/k", "p2/k", "p3/k", "p3/k", "p4/k", "p4/k", "p5/k", "p5/k", "p6/k", "p6/k"},
+			want: "objbench lab: s3 read \"objbench/p0/\" throttled 1 of 2 requests\n" +
+				"objbench lab: s3 read \"objbench/p1/\" throttled 1 of 2 requests\n" +
+				"objbench lab: s3 read \"objbench/p2/\" throttled 1 of 2 requests\n" +
+				"objbench lab: s3 read \"objbench/p3/\" throttled 1 of 2 requests\n" +
+				"objbench lab: s3 read \"objbench/p4/\" throttled 1 of 2 requests\n" +
+				"  … and 2 more partitions\n"},
+		{name: "no limit", gets: []string{"k", "k"}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			limits, err := server.ParseLimits(tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := startLab(t, Config{APIs: []string{"s3", "gcs"}, Limit: limits})
+			for _, key := range tt.gets {
+				resp, err := http.Get(l.LocalEndpoint("s3") + "/" + Bucket + "/" + key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			var out strings.Builder
+			l.WriteThrottled(&out)
+			if out.String() != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", out.String(), tt.want)
+			}
+		})
+	}
+}
