@@ -59,9 +59,10 @@ func newExplainCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl.Var(f.th.For(threshold.Explain), "threshold", threshold.Usage)
 	fl.StringVar(&f.prices, "prices", "", "price file laid over the list prices (see 'objbench run --help')")
 	fl.BoolVar(&f.whatIf, "what-if", false, "also print the program re-timed under each fix (one kept client, no 100-continue, N in parallel, HTTP/2, another RTT): predicted wall time and saving")
-	fl.StringArrayVar(&f.save.labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")
-	fl.BoolVar(&f.save.noSave, "no-save", false, "do not save the run in the results database")
-	fl.StringVar(&f.save.report, "report", "", "also write the run as a self-contained HTML page (with the waterfall) to FILE")
+	fl.StringArrayVar(&f.save.Labels, "label", nil, "label the run, k=v (repeatable): for runs, compare and report")
+	fl.BoolVar(&f.save.NoSave, "no-save", false, "do not save the run in the results database")
+	fl.StringVar(&f.save.Report, "report", "", "also write the run as a self-contained HTML page (with the waterfall) to FILE")
+	nameFields(fl, &f.save.Keep)
 	f.real.register(fl)
 	return cmd
 }

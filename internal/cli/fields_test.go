@@ -27,7 +27,7 @@ var fieldToken = regexp.MustCompile(`\{([A-Z][A-Za-z0-9_]*)\}`)
 func domainFields(t *testing.T) map[string][]string {
 	t.Helper()
 	fields := map[string][]string{}
-	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe"} {
+	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe", "../session"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v (no Go files)", dir, err)
@@ -109,7 +109,7 @@ func TestEveryFieldHasAFlag(t *testing.T) {
 	}
 	// The marks follow the bindings: these flags set these fields.
 	for field, flag := range map[string]string{"RTT": "--rtt", "Jitter": "--jitter", "MTU": "--mtu", "Levels": "--concurrency",
-		"Workloads": "--workload", "Faults": "--fault", "API": "--lab-api", "PerRound": "--probes", "Sizes": "--sizes"} {
+		"Workloads": "--workload", "Faults": "--fault", "KeepSamples": "--keep-samples", "API": "--lab-api", "PerRound": "--probes", "Sizes": "--sizes"} {
 		if !slices.Contains(flags[field], flag) {
 			t.Errorf("field %s: flags %v, want %s among them", field, flags[field], flag)
 		}
@@ -148,6 +148,8 @@ func TestSettingsErrorsNameFlags(t *testing.T) {
 		{[]string{"run", "--shards", "3", "--db", ":memory:"}, ExitUsage, "objbench: --shards 3 needs a shard index: --shard I/3, or an engine's"},
 		{[]string{"run", "--shard", "0/2", "--db", ":memory:"}, ExitUsage, "pass --run-id ID to every shard"},
 		{[]string{"run", "--shard", "0/1", "--run-id", "a/b", "--db", ":memory:"}, ExitUsage, `objbench: --run-id "a/b": use letters`},
+		{[]string{"run", "--keep-samples", "-1", "--db", ":memory:"}, ExitUsage, "objbench: --keep-samples must not be negative (see --help)"},
+		{[]string{"strategies", "--keep-samples", "-3", "--db", ":memory:"}, ExitUsage, "objbench: --keep-samples must not be negative (see --help)"},
 		{[]string{"strategies", "--objects", "0", "--db", ":memory:"}, ExitUsage, "objbench: --objects and --parallel must be positive (see --help)"},
 		{[]string{"strategies", "--size", "huge", "--db", ":memory:"}, ExitUsage, `objbench: --size: bad size "huge"`},
 		{[]string{"strategies", "--start-in", "5s", "--db", ":memory:"}, ExitUsage, "objbench: --results-to, --start-at and --start-in are for run; merge reads run's shards only (see --help)"},

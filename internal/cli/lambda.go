@@ -43,7 +43,7 @@ func lambdaHandler(ctx context.Context, g *globals, f *serveFlags, fs *pflag.Fla
 	if err != nil {
 		return nil, nil, err
 	}
-	if !f.noSave {
+	if !f.NoSave {
 		g.db = results.LambdaPath(g.db)
 	}
 	c, err := f.config(ctx, g, f.targets, fs, false, stderr)

@@ -75,7 +75,7 @@ func (pf *probeFlags) config(ctx context.Context, g *globals, raws []string, fs 
 		Open: func(raw string) (*target.Env, error) {
 			return openTarget(ctx, raw, &tf, fs, labDefaults{}, "")
 		},
-		KeepSamples: pf.keep, DB: g.db, NoSave: pf.noSave, OTLP: pf.otlp, Metrics: withMetrics,
+		KeepSamples: pf.KeepSamples, DB: g.db, NoSave: pf.NoSave, OTLP: pf.otlp, Metrics: withMetrics,
 		Stderr: stderr, Notify: notify(stderr)}, nil
 }
 
@@ -120,7 +120,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			if err := out.write(stdout, func(w io.Writer) error { return terminal.WriteProbes(w, res.Docs, out.jsonOut, vf.detail) }); err != nil {
 				return err
 			}
-			if err := html.WriteProbesPage(pf.report, res.Docs); err != nil {
+			if err := html.WriteProbesPage(pf.Report, res.Docs); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {

@@ -126,7 +126,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		Env: env, Shard: sr, NewClient: env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts),
 		RunID: runID, Started: started, Strategy: string(strategy), Options: options, Labels: labels,
 		Opts: opts, Open: &f.open.OpenSettings, Timeout: f.Timeout,
-		Download: download, KeepSamples: f.keep, DB: g.db, Journal: !f.noSave && !f.noJournal, ResultsEvery: f.shards.resultsEvery,
+		Download: download, KeepSamples: f.KeepSamples, DB: g.db, Journal: !f.NoSave && !f.noJournal, ResultsEvery: f.shards.resultsEvery,
 		Prices: prices, Stderr: stderr,
 		OnStep: progress.Step,
 		OnProgress: func(st *load.Step, done int64, elapsed time.Duration) {

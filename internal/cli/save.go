@@ -9,7 +9,6 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
-	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/session"
@@ -34,34 +33,21 @@ func (g *globals) withStore(ctx context.Context, fn func(*results.Store) error) 
 	return fn(st)
 }
 
-// saveFlags say what a measuring command keeps in the results database.
-type saveFlags struct {
-	labels []string
-	keep   int
-	noSave bool
-	// report is --report FILE: the HTML page of this run.
-	report string
-}
+// saveFlags say what a measuring command keeps in the results database
+// (session.Keep, its DB from --db: see where).
+type saveFlags struct{ session.Keep }
 
 func (sf *saveFlags) register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&sf.labels, "label", nil, "label the run, k=v (repeatable), e.g. --label env=laptop: for runs, compare and report")
-	fl.IntVar(&sf.keep, "keep-samples", 100_000, "raw requests kept in the results database (a uniform sample of the run); 0 keeps none")
-	fl.BoolVar(&sf.noSave, "no-save", false, "do not save the run in the results database")
-	fl.StringVar(&sf.report, "report", "", "also write the run as a self-contained HTML page to FILE (see 'objbench report')")
+	fl.StringArrayVar(&sf.Labels, "label", nil, "label the run, k=v (repeatable), e.g. --label env=laptop: for runs, compare and report")
+	fl.IntVar(&sf.KeepSamples, "keep-samples", 100_000, "raw requests kept in the results database (a uniform sample of the run); 0 keeps none")
+	fl.BoolVar(&sf.NoSave, "no-save", false, "do not save the run in the results database")
+	fl.StringVar(&sf.Report, "report", "", "also write the run as a self-contained HTML page to FILE (see 'objbench report')")
+	nameFields(fl, &sf.Keep)
 }
 
-// check validates the flags before any work starts.
+// check validates the flags before any work starts (session.Keep.Check).
 func (sf *saveFlags) check() (map[string]string, error) {
-	if sf.keep < 0 {
-		return nil, usage.Errorf("--keep-samples must not be negative")
-	}
-	if sf.noSave {
-		sf.keep = 0 // nothing is stored: no sample is kept
-	}
-	if err := html.CheckPath(sf.report); err != nil {
-		return nil, usage.Wrap(err)
-	}
-	l, err := results.ParseLabels(sf.labels)
+	l, err := sf.Keep.Check()
 	return l, usage.Wrap(err)
 }
 
@@ -106,7 +92,9 @@ func (o *outFlags) status(stdout, stderr io.Writer) *terminal.StatusLine {
 
 // where says where this command's documents are kept (session.Keep).
 func (sf *saveFlags) where(g *globals) session.Keep {
-	return session.Keep{DB: g.db, NoSave: sf.noSave, Report: sf.report}
+	k := sf.Keep
+	k.DB = g.db
+	return k
 }
 
 // finish is the end of every measuring command: the document to -o FILE

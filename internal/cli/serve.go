@@ -54,7 +54,7 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if err != nil {
 		return err
 	}
-	if f.report != "" {
+	if f.Report != "" {
 		return usage.Errorf("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
 	}
 	token := f.token

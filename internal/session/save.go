@@ -11,14 +11,36 @@ import (
 	"github.com/objbench/objbench/internal/report/html"
 	"github.com/objbench/objbench/internal/results"
 	"github.com/objbench/objbench/internal/stats"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Keep says where a finished document goes: the results database at DB
-// (unless NoSave) and, when Report is a path, an HTML page.
+// (unless NoSave) and, when Report is a path, an HTML page; with the
+// document, its Labels (k=v) and KeepSamples raw requests (Check).
 type Keep struct {
-	DB     string
-	NoSave bool
-	Report string
+	DB          string
+	NoSave      bool
+	Report      string
+	Labels      []string
+	KeepSamples int
+}
+
+// Check validates what is kept before any work starts, so that a mistake
+// costs no run: a negative KeepSamples, a Report whose folder is not
+// there, a label that is not k=v. With NoSave no sample is kept
+// (KeepSamples becomes 0). It returns the labels parsed; its errors are
+// the user's to fix, a setting named by its field.
+func (k *Keep) Check() (map[string]string, error) {
+	if k.KeepSamples < 0 {
+		return nil, usage.Fieldf("{KeepSamples} must not be negative")
+	}
+	if k.NoSave {
+		k.KeepSamples = 0 // nothing is stored: no sample is kept
+	}
+	if err := html.CheckPath(k.Report); err != nil {
+		return nil, err
+	}
+	return results.ParseLabels(k.Labels)
 }
 
 // Save encodes a finished (or interrupted) document once, stores it with

@@ -21,6 +21,7 @@ import (
 	"github.com/objbench/objbench/internal/stats"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // openLab resolves the embedded lab's S3 endpoint as TARGET lab does
@@ -328,6 +329,51 @@ func TestRunJournaled(t *testing.T) {
 			}
 			if h.stderr.Len() > 0 {
 				t.Errorf("warnings: %s", h.stderr.String())
+			}
+		})
+	}
+}
+
+// TestKeepCheck: what a command keeps is checked before any work starts:
+// a negative KeepSamples (named by its field), a report whose folder is
+// not there and a label that is not k=v are refused; NoSave keeps no
+// sample; the labels come back parsed.
+func TestKeepCheck(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		keep    Keep
+		samples int               // KeepSamples after the check
+		labels  map[string]string // when no error
+		field   string            // the field a usage error names
+		err     string            // "" no error
+	}{
+		{name: "kept", keep: Keep{KeepSamples: 100, Labels: []string{"env=laptop", " k = v "}}, samples: 100,
+			labels: map[string]string{"env": "laptop", "k": "v"}},
+		{name: "no save keeps no sample", keep: Keep{NoSave: true, KeepSamples: 100}, samples: 0, labels: map[string]string{}},
+		{name: "report in a folder", keep: Keep{Report: filepath.Join(dir, "run.html")}, labels: map[string]string{}},
+		{name: "negative samples", keep: Keep{KeepSamples: -1}, samples: -1, field: "KeepSamples", err: "KeepSamples must not be negative"},
+		{name: "negative samples with no save", keep: Keep{KeepSamples: -1, NoSave: true}, samples: -1, field: "KeepSamples",
+			err: "KeepSamples must not be negative"},
+		{name: "report's folder missing", keep: Keep{Report: filepath.Join(dir, "no", "run.html")}, err: "folder " + filepath.Join(dir, "no") + " does not exist"},
+		{name: "label not k=v", keep: Keep{Labels: []string{"env"}}, err: `--label "env"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			k := c.keep
+			labels, err := k.Check()
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || usage.FieldOf(err) != c.field {
+					t.Fatalf("err %v (field %q), want %q (field %q)", err, usage.FieldOf(err), c.err, c.field)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k.KeepSamples != c.samples || fmt.Sprint(labels) != fmt.Sprint(c.labels) {
+				t.Errorf("KeepSamples %d, labels %v; want %d, %v", k.KeepSamples, labels, c.samples, c.labels)
 			}
 		})
 	}
