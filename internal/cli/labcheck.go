@@ -20,7 +20,7 @@ import (
 func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	var lf labFlags
 	var out outFlags
-	var samples int
+	var o labcheck.Options // --samples
 	cmd := &cobra.Command{
 		Use:     "check [PROFILE]",
 		Short:   "Prove the link model: expected round trips per phase against measured times",
@@ -28,24 +28,19 @@ func newLabCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 		Example: examples("lab_check"),
 		Args:    atMostOneProfile("lab check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if samples <= 0 {
-				return usage.Errorf("--samples must be positive")
-			}
-			return runLabCheck(cmd.Context(), &lf, targetArg(args), samples, &out, stdout, stderr)
+			return runLabCheck(cmd.Context(), &lf, targetArg(args), o, &out, stdout, stderr)
 		},
 	}
 	lf.register(cmd.Flags(), false)
 	out.register(cmd.Flags(), `print the objbench/v1 document: {"schema", "lab_check": [each TLS mode with its rows], "pass"} (with --profile, a profile_comparison)`, "no progress line")
-	cmd.Flags().IntVar(&samples, "samples", 5, "requests per case; the median is compared")
+	cmd.Flags().IntVar(&o.Samples, "samples", 5, "requests per case; the median is compared")
+	nameFields(cmd.Flags(), &o)
 	return cmd
 }
 
-func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int, out *outFlags, stdout, stderr io.Writer) error {
-	if _, err := lf.config(nil, profile); err != nil {
-		return err
-	}
-	if lf.Express { // its requests are unsigned, to the lab's general purpose bucket
-		return usage.Errorf("lab check proves the link model, not a bucket's class: --express applies to lab, run, lab exec and explain")
+func runLabCheck(ctx context.Context, lf *labFlags, profile string, o labcheck.Options, out *outFlags, stdout, stderr io.Writer) error {
+	if err := labcheck.CheckSettings(lab.Settings(*lf), profile, o.Samples); err != nil {
+		return usage.Wrap(err)
 	}
 	if lf.ProfileFile != "" { // the twin calibrated as a bucket, against its profile
 		status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
@@ -58,7 +53,7 @@ func runLabCheck(ctx context.Context, lf *labFlags, profile string, samples int,
 		return err
 	}
 	var results []document.LabCheckMode
-	failed, err := labcheck.Modes(ctx, lab.Settings(*lf), profile, labcheck.Options{Samples: samples, Open: providers.Open}, func() {
+	failed, err := labcheck.Modes(ctx, lab.Settings(*lf), profile, labcheck.Options{Samples: o.Samples, Open: providers.Open}, func() {
 		fmt.Fprintln(stderr, "lab check: no azurite-blob on PATH: the Azure client is not checked")
 	}, func(l *lab.Lab, mode string, rows []document.CheckRow) {
 		results = append(results, document.LabCheckMode{TLS: mode, Link: terminal.DescribeLink(labView(l)), Rows: rows})
