@@ -27,7 +27,7 @@ var fieldToken = regexp.MustCompile(`\{([A-Z][A-Za-z0-9_]*)\}`)
 func domainFields(t *testing.T) map[string][]string {
 	t.Helper()
 	fields := map[string][]string{}
-	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe", "../session", "../labcheck"} {
+	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe", "../session", "../labcheck", "../journal"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v (no Go files)", dir, err)
@@ -149,6 +149,7 @@ func TestSettingsErrorsNameFlags(t *testing.T) {
 		{[]string{"run", "--shard", "0/2", "--db", ":memory:"}, ExitUsage, "pass --run-id ID to every shard"},
 		{[]string{"run", "--shard", "0/1", "--run-id", "a/b", "--db", ":memory:"}, ExitUsage, `objbench: --run-id "a/b": use letters`},
 		{[]string{"run", "--keep-samples", "-1", "--db", ":memory:"}, ExitUsage, "objbench: --keep-samples must not be negative (see --help)"},
+		{[]string{"run", "--results-every", "-1s", "--db", ":memory:"}, ExitUsage, "objbench: --results-every must not be negative, got -1s (see --help)"},
 		{[]string{"strategies", "--keep-samples", "-3", "--db", ":memory:"}, ExitUsage, "objbench: --keep-samples must not be negative (see --help)"},
 		{[]string{"strategies", "--objects", "0", "--db", ":memory:"}, ExitUsage, "objbench: --objects and --parallel must be positive (see --help)"},
 		{[]string{"strategies", "--size", "huge", "--db", ":memory:"}, ExitUsage, `objbench: --size: bad size "huge"`},

@@ -61,7 +61,7 @@ func newRunCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	f.viewFlags.register(fl, true)
 	f.open.register(fl)
 	f.shards.register(fl)
-	fl.BoolVar(&f.noJournal, "no-journal", false, "do not journal the run as it goes (a run killed then loses everything)")
+	fl.BoolVar(&f.shards.journal.Off, "no-journal", false, "do not journal the run as it goes (a run killed then loses everything)")
 	_ = fl.MarkHidden("no-journal")
 	return cmd
 }
@@ -94,8 +94,8 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err != nil {
 		return err
 	}
-	if f.shards.resultsEvery < 0 {
-		return usage.Errorf("--results-every must not be negative, got %s", f.shards.resultsEvery)
+	if err := f.shards.journal.Check(); err != nil {
+		return usage.Wrap(err)
 	}
 	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
 		spec.Apply(&opts)
@@ -126,7 +126,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		Env: env, Shard: sr, NewClient: env.Factory(strategy, f.expectContinue, env.Options.Upload, f.MaxAttempts),
 		RunID: runID, Started: started, Strategy: string(strategy), Options: options, Labels: labels,
 		Opts: opts, Open: &f.open.OpenSettings, Timeout: f.Timeout,
-		Download: download, KeepSamples: f.KeepSamples, DB: g.db, Journal: !f.NoSave && !f.noJournal, ResultsEvery: f.shards.resultsEvery,
+		Download: download, KeepSamples: f.KeepSamples, DB: g.db, Journal: f.shards.journal.On(f.NoSave), ResultsEvery: f.shards.journal.ResultsEvery,
 		Prices: prices, Stderr: stderr,
 		OnStep: progress.Step,
 		OnProgress: func(st *load.Step, done int64, elapsed time.Duration) {

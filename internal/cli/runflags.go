@@ -19,8 +19,6 @@ type runFlags struct {
 	out            outFlags
 	open           openFlags
 	shards         shardFlags
-	// noJournal turns the journal off (bench/journal.sh measures its cost).
-	noJournal bool
 }
 
 // asMap is the options block of the run document.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/journal"
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/target"
@@ -18,9 +19,10 @@ import (
 // machines (see internal/shard).
 type shardFlags struct {
 	f shard.Flags
-	// resultsEvery is how often a run writing --results-to uploads its
-	// document so far (0: only at the end).
-	resultsEvery time.Duration
+	// journal holds --results-every, how often the journal of a run
+	// writing --results-to uploads its document so far; run adds
+	// --no-journal to it.
+	journal journal.Options
 }
 
 func (sf *shardFlags) register(fl *pflag.FlagSet) {
@@ -30,8 +32,9 @@ func (sf *shardFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&sf.f.StartAt, "start-at", "", "begin the measured steps at this time (RFC 3339, e.g. 2026-11-23T18:30:00Z), so that every shard's window starts together")
 	fl.DurationVar(&sf.f.StartIn, "start-in", 0, "begin the measured steps this long from now; with shards, shard 0 resolves the time and writes it to --results-to for the others")
 	fl.StringVar(&sf.f.ResultsTo, "results-to", "", "write this shard's document with its histograms to s3://, gs://, az:// (a prefix) or a directory, at the end (a partial one if interrupted), for 'objbench merge'; checked writable before the load")
-	fl.DurationVar(&sf.resultsEvery, "results-every", time.Minute, "with --results-to: also upload the document so far this often (rounded to whole --interval), so that a shard killed by its engine is merged as partial with what it measured; 0: only at the end")
+	fl.DurationVar(&sf.journal.ResultsEvery, "results-every", time.Minute, "with --results-to: also upload the document so far this often (rounded to whole --interval), so that a shard killed by its engine is merged as partial with what it measured; 0: only at the end")
 	nameFields(fl, &sf.f)
+	nameFields(fl, &sf.journal)
 }
 
 // spec resolves run's shard from the flags and the environment; runID is
