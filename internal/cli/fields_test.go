@@ -27,7 +27,7 @@ var fieldToken = regexp.MustCompile(`\{([A-Z][A-Za-z0-9_]*)\}`)
 func domainFields(t *testing.T) map[string][]string {
 	t.Helper()
 	fields := map[string][]string{}
-	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe", "../session", "../labcheck", "../journal"} {
+	for _, dir := range []string{"../lab", "../load", "../target", "../shard", "../probe", "../session", "../labcheck", "../journal", "../merge"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v (no Go files)", dir, err)
@@ -158,6 +158,7 @@ func TestSettingsErrorsNameFlags(t *testing.T) {
 		{[]string{"probe", "--count", "0", "--db", ":memory:"}, ExitUsage, "objbench: --count and --pool must be positive (see --help)"},
 		{[]string{"probe", "--size", "big", "--db", ":memory:"}, ExitUsage, `objbench: --size "big": use a size such as 1KiB (see --help)`},
 		{[]string{"idle-timeout", "--probes", "1"}, ExitUsage, "objbench: --probes must be 2-64 and --rounds 1-10 (see --help)"},
+		{[]string{"merge", "--expect", "-1", "x"}, ExitUsage, "objbench: --expect must be a positive shard count, got -1 (see --help)"},
 		{[]string{"lab", "check", "--samples", "0"}, ExitUsage, "objbench: --samples must be positive (see --help)"},
 		{[]string{"lab", "check", "--express"}, ExitUsage, "objbench: lab check proves the link model, not a bucket's class: --express applies to lab, run, lab exec and explain (see --help)"},
 		{[]string{"lab", "--port", "70000"}, ExitUsage, "objbench: --port 70000: use 1-65535, or 0 for free ports (see --help)"},

@@ -20,7 +20,9 @@ import (
 type mergeFlags struct {
 	saveFlags
 	viewFlags
-	expect                    int
+	// Expect is --expect, exported so that its flag is named by the field
+	// merge.CheckExpect names.
+	Expect                    int
 	endpoint, region, profile string
 	out                       outFlags
 }
@@ -45,17 +47,18 @@ func newMergeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl := cmd.Flags()
 	f.saveFlags.register(fl)
 	f.viewFlags.register(fl, true)
-	fl.IntVar(&f.expect, "expect", 0, "the shard count the run must have: a missing or partial shard is then an error (exit 1)")
+	fl.IntVar(&f.Expect, "expect", 0, "the shard count the run must have: a missing or partial shard is then an error (exit 1)")
 	fl.StringVar(&f.endpoint, "endpoint", "", "endpoint URL of the results bucket's server (S3-compatible, GCS emulator, Azurite)")
 	fl.StringVar(&f.region, "region", "", "region of the results bucket (S3)")
 	fl.StringVar(&f.profile, "profile", "", "AWS shared-config profile")
 	f.out.register(fl, "print the merged objbench/v1 JSON document instead of tables", "")
+	nameFields(fl, &f)
 	return cmd
 }
 
 func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, stdout, stderr io.Writer) error {
-	if f.expect < 0 {
-		return usage.Errorf("--expect must be a positive shard count, got %d", f.expect)
+	if err := merge.CheckExpect(f.Expect); err != nil {
+		return usage.Wrap(err)
 	}
 	labels, err := f.saveFlags.check()
 	if err != nil {
@@ -69,7 +72,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 		return providers.Open(ctx, t, storage.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, HTTPClient: &http.Client{}, Log: verboseLog(ctx)})
 	}
 	merge.LimitMemory(os.Getenv)
-	mg := merge.NewMerger(f.expect)
+	mg := merge.NewMerger(f.Expect)
 	if err := merge.ReadEach(ctx, args, open, mg.Add); err != nil {
 		return err
 	}
@@ -80,7 +83,7 @@ func runMerge(ctx context.Context, g *globals, args []string, f *mergeFlags, std
 	doc := m.Doc
 	m.Label(labels)
 	analysis.Annotate(doc, prices)
-	incomplete := m.Expected(f.expect)
+	incomplete := m.Expected(f.Expect)
 	if err := finish(g, &f.saveFlags, &f.out, doc, f.viewFlags.text(doc), m.Histograms, nil, nil, stdout, stderr); err != nil && !errors.Is(err, errInterrupted) && incomplete == nil {
 		return err
 	}

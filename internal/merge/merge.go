@@ -20,6 +20,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/stats"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Input is one shard document and where it was read from.
@@ -40,6 +41,16 @@ type Result struct {
 // Incomplete reports whether shards are missing or partial.
 func (r *Result) Incomplete() bool {
 	return len(r.Doc.Merge.Missing) > 0 || len(r.Doc.Merge.Partial) > 0
+}
+
+// CheckExpect refuses a negative expected shard count before any shard is
+// read (0 expects none in particular); its error is the user's to fix,
+// naming the field (Expect).
+func CheckExpect(expect int) error {
+	if expect < 0 {
+		return usage.Fieldf("{Expect} must be a positive shard count, got %d", expect)
+	}
+	return nil
 }
 
 // Expected is the error of a run merged with --expect: nil when every

@@ -11,6 +11,7 @@ import (
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/shard"
 	"github.com/objbench/objbench/internal/stats"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // shardFile builds shard i of n whose one result (get 1KiB) took the given
@@ -231,6 +232,17 @@ func TestResultExpectedAndLabel(t *testing.T) {
 	whole.Label(map[string]string{"env": "ci"})
 	if whole.Doc.Labels["env"] != "ci" || whole.Doc.Labels["shard"] != "kept" {
 		t.Errorf("labels %v", whole.Doc.Labels)
+	}
+}
+
+// TestCheckExpect: a negative expected shard count is refused before any
+// shard is read, a usage error naming its field; 0 (any) and a count pass.
+func TestCheckExpect(t *testing.T) {
+	for expect, want := range map[int]string{0: "", 4: "", -1: "Expect must be a positive shard count, got -1"} {
+		err := CheckExpect(expect)
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && (got != want || usage.FieldOf(err) != "Expect") {
+			t.Errorf("CheckExpect(%d) = %v (field %q), want %q", expect, err, usage.FieldOf(err), want)
+		}
 	}
 }
 
