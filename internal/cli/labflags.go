@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -118,9 +117,5 @@ func (lf *labFlags) startAll(ctx context.Context, profile string) (*lab.Lab, []s
 	if err != nil {
 		return nil, nil, false, err
 	}
-	l, apis, noAzure, err := lab.StartAll(ctx, cfg)
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("lab: %w", err)
-	}
-	return l, apis, noAzure, nil
+	return lab.StartAll(ctx, cfg)
 }

@@ -78,7 +78,7 @@ func runProgram(ctx context.Context, cfg Config) (*document.ExplainDocument, err
 	cfg.Lab.Record = true
 	l, _, _, err := lab.StartAll(ctx, cfg.Lab)
 	if err != nil {
-		return nil, fmt.Errorf("lab: %w", err)
+		return nil, err
 	}
 	defer l.Close()
 	started := time.Now()

@@ -291,7 +291,8 @@ func Start(ctx context.Context, cfg Config) (_ *Lab, err error) {
 // serves the others alone when Azurite is missing (noAzure): the one
 // fallback for a machine without Azurite. apis are the APIs asked for,
 // less Azure when it is left out. A start that fails for another reason
-// is returned as it is.
+// is the error, said to be the lab's ("lab: ...") once here for every
+// command that starts one.
 func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure bool, err error) {
 	if len(cfg.APIs) == 0 {
 		cfg.APIs = slices.Clone(APIs)
@@ -302,7 +303,10 @@ func StartAll(ctx context.Context, cfg Config) (l *Lab, apis []string, noAzure b
 		cfg.APIs = slices.DeleteFunc(slices.Clone(cfg.APIs), func(a string) bool { return a == "azure" })
 		l, err = Start(ctx, cfg)
 	}
-	return l, cfg.APIs, noAzure, err
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("lab: %w", err)
+	}
+	return l, cfg.APIs, noAzure, nil
 }
 
 // link is the link cfg asks for: prof's, with what cfg overrides.

@@ -60,3 +60,13 @@ func TestPortTaken(t *testing.T) {
 		t.Errorf("err %v, want a port-taken message", err)
 	}
 }
+
+// TestStartAllError: a lab that does not start is StartAll's error, said
+// once to be the lab's, for every command that starts one.
+func TestStartAllError(t *testing.T) {
+	t.Parallel()
+	l, apis, noAzure, err := StartAll(context.Background(), Config{Port: 70000})
+	if err == nil || err.Error() != "lab: lab port 70000 out of range" || l != nil || apis != nil || noAzure {
+		t.Errorf("StartAll = %v, %v, %v, %v; want only the error \"lab: lab port 70000 out of range\"", l, apis, noAzure, err)
+	}
+}

@@ -346,7 +346,7 @@ func Modes(ctx context.Context, lf lab.Settings, profile string, o Options, noAz
 		}
 		l, _, missing, err := lab.StartAll(ctx, cfg)
 		if err != nil {
-			return failed, fmt.Errorf("lab: %w", err)
+			return failed, err
 		}
 		if missing && noAzure != nil {
 			noAzure()
