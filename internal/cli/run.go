@@ -97,11 +97,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 	if err := f.shards.journal.Check(); err != nil {
 		return usage.Wrap(err)
 	}
-	if spec.Active() { // rates, counts and concurrency are totals: this shard takes its share
-		spec.Apply(&opts)
-		f.open.DivideRate(spec.Count)
-		f.Prefix = spec.Prefix(f.Prefix)
-	}
+	spec.Take(&opts, &f.open.OpenSettings, &f.Prefix) // rates, counts and concurrency are totals
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{}, runID)
 	if err != nil {

@@ -83,10 +83,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 	if err != nil {
 		return err
 	}
-	keys, runID := spec.Pick(keys), document.NewRunID()
-	if spec.Active() {
-		runID = spec.LocalID()
-	}
+	keys, runID := spec.Pick(keys), spec.LocalIDOr(document.NewRunID)
 	started := time.Now()
 	env, err := openTarget(ctx, rawTarget, &f.targetFlags, fs, labDefaults{API: "gcs", Profile: "cross-region"}, runID)
 	if err != nil {

@@ -3,6 +3,7 @@ package shard
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/objbench/objbench/internal/load"
 
@@ -136,5 +137,44 @@ func TestPrefixesDisjoint(t *testing.T) {
 	}
 	if got := (Spec{Index: 1, Count: 2, RunID: "r"}).Prefix("/mine/"); got != "mine/shard-1" {
 		t.Fatalf("Prefix with --prefix: %q", got)
+	}
+}
+
+// TestTake: a shard takes its share of a run's totals (the options, the
+// open loop's offered rate) and a key space of its own; a process that
+// runs alone keeps them, and so does its document's id come new.
+func TestTake(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		spec    Spec
+		gets    int     // o.Gets after
+		offered float64 // per second, after
+		prefix  string
+		id      string
+	}{
+		{name: "alone", spec: Spec{}, gets: 1000, offered: 400, prefix: "mine", id: "new"},
+		{name: "shard 1 of 4", spec: Spec{Index: 1, Count: 4, RunID: "r"}, gets: 250, offered: 100, prefix: "mine/shard-1", id: "r-shard-1"},
+		{name: "one shard", spec: Spec{Index: 0, Count: 1, RunID: "r"}, gets: 1000, offered: 400, prefix: "mine/shard-0", id: "r-shard-0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			o := load.Defaults()
+			o.Gets = 1000
+			open := load.OpenSettings{Rate: "400", Arrivals: string(load.Uniform), MaxInflight: 64, Interval: time.Second,
+				Mix: "get=100", Keys: 10, KeyDist: "uniform"}
+			if err := open.Apply(&o, "1KiB", "1KiB"); err != nil {
+				t.Fatal(err)
+			}
+			prefix := "mine"
+			c.spec.Take(&o, &open, &prefix)
+			offered := open.Offered(&load.StepResult{Wall: time.Second, Step: &load.Step{}})
+			if o.Gets != c.gets || offered != c.offered || prefix != c.prefix {
+				t.Errorf("gets %d, offered %v/s, prefix %q; want %d, %v, %q", o.Gets, offered, prefix, c.gets, c.offered, c.prefix)
+			}
+			if id := c.spec.LocalIDOr(func() string { return "new" }); id != c.id {
+				t.Errorf("LocalIDOr = %q, want %q", id, c.id)
+			}
+		})
 	}
 }

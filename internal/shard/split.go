@@ -62,6 +62,29 @@ func (s Spec) Apply(o *load.Options) {
 	}
 }
 
+// Take gives a run's settings, given as totals across the shards, to
+// this shard when the process runs as one: its share of the options
+// (Apply) and of the open loop's rate (so that the offered operations a
+// step reports are this shard's), and a key space of its own under
+// *prefix (Prefix). An unsharded run keeps them as they are.
+func (s Spec) Take(o *load.Options, open *load.OpenSettings, prefix *string) {
+	if !s.Active() {
+		return
+	}
+	s.Apply(o)
+	open.DivideRate(s.Count)
+	*prefix = s.Prefix(*prefix)
+}
+
+// LocalIDOr is the id of the document this process writes: the shard's
+// own (LocalID), or newID's when it runs alone.
+func (s Spec) LocalIDOr(newID func() string) string {
+	if s.Active() {
+		return s.LocalID()
+	}
+	return newID()
+}
+
 // Prefix is where the shard writes inside the target's prefix:
 // <prefix>/shard-I/ under the user's --prefix, else
 // objbench/<run-id>/shard-I/. Shards of one run never share a key.
