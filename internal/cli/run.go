@@ -109,10 +109,7 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 		return err
 	}
 	defer sr.Close()
-	options := f.asMap(strategy)
-	if env.LabInfo != nil && f.Lab.Faults != "" {
-		options["fault"] = f.Lab.Faults // the findings set injected faults against errors seen
-	}
+	options := f.asMap(strategy, env.LabInfo != nil)
 	f.open.AddTo(options)
 	f.shards.addTo(options, spec)
 	progress := terminal.NewProgress(stderr, f.out.statusOn(stdout))

@@ -21,10 +21,12 @@ type runFlags struct {
 	shards         shardFlags
 }
 
-// asMap is the options block of the run document.
-func (f *runFlags) asMap(strategy nettrace.Strategy) map[string]string {
+// asMap is the options block of the run document, but for the open loop's
+// and the shard's: the workload's, the connection's and the target's
+// (onLab: the run is on the lab).
+func (f *runFlags) asMap(strategy nettrace.Strategy, onLab bool) map[string]string {
 	m := f.RunSettings.AsMap()
-	m["conn"], m["expect_continue"], m["timeout"] = string(strategy), fmt.Sprint(f.expectContinue), f.Timeout.String()
-	m["upload"], m["part_size"], m["client"], m["part_concurrency"] = f.Upload, f.PartSize, f.Client, fmt.Sprint(f.PartConcurrency)
+	m["conn"], m["expect_continue"] = string(strategy), fmt.Sprint(f.expectContinue)
+	f.targetFlags.AddTo(m, onLab)
 	return m
 }

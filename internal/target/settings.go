@@ -1,6 +1,7 @@
 package target
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/objbench/objbench/internal/lab"
@@ -24,6 +25,17 @@ type Settings struct {
 	// Prefix) across runs: the prefix need not be empty, and nothing is
 	// deleted there.
 	Persistent bool
+}
+
+// AddTo adds the target's part to a run document's options block: the
+// request timeout and how uploads are made, and, on the lab (onLab), the
+// faults it injects, which the findings set against the errors seen.
+func (s Settings) AddTo(m map[string]string, onLab bool) {
+	m["timeout"] = s.Timeout.String()
+	m["upload"], m["part_size"], m["client"], m["part_concurrency"] = s.Upload, s.PartSize, s.Client, fmt.Sprint(s.PartConcurrency)
+	if onLab && s.Lab.Faults != "" {
+		m["fault"] = s.Lab.Faults
+	}
 }
 
 // LabDefaults let a command choose the lab it runs on without a TARGET.

@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,38 @@ func TestEnvLabRTT(t *testing.T) {
 	}
 	if got := (&Env{}).LabRTT(); got != 0 {
 		t.Errorf("off the lab: %s, want 0", got)
+	}
+}
+
+// TestSettingsAddTo: a run document's options say the request timeout and
+// how uploads were made, and the faults only on the lab, where they were
+// injected.
+func TestSettingsAddTo(t *testing.T) {
+	t.Parallel()
+	s := Settings{Timeout: 30 * time.Second, Upload: "multipart", PartSize: "8MiB", Client: storage.ClientSDK, PartConcurrency: 4}
+	faulty := s
+	faulty.Lab.Faults = "reset=2%"
+	want := map[string]string{"timeout": "30s", "upload": "multipart", "part_size": "8MiB", "client": storage.ClientSDK, "part_concurrency": "4"}
+	withFault := map[string]string{"fault": "reset=2%"}
+	for k, v := range want {
+		withFault[k] = v
+	}
+	for _, c := range []struct {
+		name  string
+		s     Settings
+		onLab bool
+		want  map[string]string
+	}{
+		{"bucket", s, false, want},
+		{"lab", s, true, want},
+		{"faults on a bucket", faulty, false, want},
+		{"faults on the lab", faulty, true, withFault},
+	} {
+		m := map[string]string{"workload": "latency"}
+		c.s.AddTo(m, c.onLab)
+		delete(m, "workload")
+		if fmt.Sprint(m) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, m, c.want)
+		}
 	}
 }
