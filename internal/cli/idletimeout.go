@@ -56,9 +56,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	defer env.Close()
 	status := f.out.status(stdout, stderr)
 	search.NewClient = env.Factory(nettrace.Pooled, false, env.Options.Upload, 1)
-	search.Progress = func(round int, idles []time.Duration) {
-		status.Printf("round %d: probing %s … %s idle", round, idles[0], idles[len(idles)-1])
-	}
+	search.Progress = status.IdleRound
 	res, err := search.Run(ctx)
 	status.Clear()
 	if err != nil && len(res.Probes) == 0 {

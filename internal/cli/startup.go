@@ -57,7 +57,7 @@ func runStartup(ctx context.Context, g *globals, f *startupFlags, stdout, stderr
 		return usage.Wrap(err)
 	}
 	status := f.out.status(stdout, stderr)
-	o.Progress = func(s string, done, total int) { status.Printf("%-12s %d/%d runs", s, done, total) }
+	o.Progress = status.StartupRuns
 	runID := document.NewRunID()
 	started := time.Now()
 	res, runErr := startup.Run(ctx, o)

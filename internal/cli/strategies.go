@@ -13,7 +13,6 @@ import (
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/session"
 	"github.com/objbench/objbench/internal/threshold"
-	"github.com/objbench/objbench/internal/units"
 	"github.com/objbench/objbench/internal/usage"
 )
 
@@ -98,7 +97,7 @@ func runStrategies(ctx context.Context, g *globals, rawTarget string, f *strateg
 		Expect: f.ExpectContinue, Timeout: f.Timeout, Objects: f.Objects, Parallel: f.Parallel, Sizes: sizes,
 		Keys: keys, SkipDownloads: skipDownloads, Download: download, Prices: prices,
 		OnStrategy: func(op string, size int64, spec load.StrategySpec) {
-			status.Printf("%s %d × %s: %s", op, f.Objects, units.FormatSize(size), spec.Name)
+			status.Strategy(op, f.Objects, size, spec.Name)
 		},
 		OnDone: status.Clear,
 		Notify: notify(stderr),

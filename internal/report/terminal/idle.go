@@ -54,3 +54,9 @@ func WriteIdle(w io.Writer, jsonOut bool, target document.TargetInfo, lab *docum
 	}
 	return WriteIdleText(w, where, max, res)
 }
+
+// IdleRound draws idle-timeout's progress line for a round probing idles,
+// the shortest to the longest (load.IdleSearch.Progress).
+func (s *StatusLine) IdleRound(round int, idles []time.Duration) {
+	s.Printf("round %d: probing %s … %s idle", round, idles[0], idles[len(idles)-1])
+}

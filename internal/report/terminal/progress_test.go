@@ -58,3 +58,24 @@ func TestStatusLine(t *testing.T) {
 		t.Errorf("a second clear wrote %q", on.String())
 	}
 }
+
+// TestCommandStatusLines: the progress lines of idle-timeout, strategies
+// and startup, as each command draws them.
+func TestCommandStatusLines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		draw func(*StatusLine)
+		want string
+	}{
+		{"idle-timeout", func(s *StatusLine) { s.IdleRound(2, []time.Duration{time.Second, 5 * time.Second, 20 * time.Second}) }, "round 2: probing 1s … 20s idle"},
+		{"strategies", func(s *StatusLine) { s.Strategy("get", 50, 7*1024, "parallel") }, "get 50 × 7KiB: parallel"},
+		{"startup", func(s *StatusLine) { s.StartupRuns("require", 3, 1000) }, "require      3/1000 runs"},
+	} {
+		var b strings.Builder
+		c.draw(NewStatusLine(&b, true))
+		if b.String() != "\r"+c.want {
+			t.Errorf("%s: drew %q, want %q", c.name, b.String(), "\r"+c.want)
+		}
+	}
+}

@@ -133,3 +133,9 @@ func histogramText(w io.Writer, h []document.HistBin) {
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }
+
+// StartupRuns draws startup's progress line: scenario's runs done of
+// total (startup.Options.Progress).
+func (s *StatusLine) StartupRuns(scenario string, done, total int) {
+	s.Printf("%-12s %d/%d runs", scenario, done, total)
+}

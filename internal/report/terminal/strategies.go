@@ -9,6 +9,7 @@ import (
 
 	"github.com/objbench/objbench/internal/document"
 	"github.com/objbench/objbench/internal/report"
+	"github.com/objbench/objbench/internal/units"
 )
 
 // WriteStrategiesJSON writes d, every float finite.
@@ -136,4 +137,10 @@ func leftTable(w io.Writer, heads []string, rows [][]string) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// Strategy draws strategies' progress line: the strategy named name
+// measuring op on objects objects of size bytes.
+func (s *StatusLine) Strategy(op string, objects int, size int64, name string) {
+	s.Printf("%s %d × %s: %s", op, objects, units.FormatSize(size), name)
 }
