@@ -34,6 +34,7 @@ import (
 	"github.com/objbench/objbench/internal/storage"
 	"github.com/objbench/objbench/internal/target"
 	"github.com/objbench/objbench/internal/units"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // Options bound a calibration; the zero value of a field is its default.
@@ -68,6 +69,36 @@ type Settings struct {
 	Budget              time.Duration
 	Idle                bool
 	ServiceSizes, Sizes []int64
+}
+
+// settingFlags are probe's flags that set a calibration: without Save
+// nothing calibrates, so they would be silently ignored.
+var settingFlags = []string{"budget", "idle", "service-sizes", "stream-sizes"}
+
+// Check refuses, before any target is opened, settings probe cannot act
+// on. Without Save, a calibration flag the user gave (changed says which)
+// means nothing; with Save, the profile is one bucket's twin, so one
+// target, and the sizes, read from their flags' text into ServiceSizes
+// and Sizes, must be ones calibration can write (ParseSizes). Its errors
+// are the user's to fix.
+func (s *Settings) Check(targets int, changed func(flag string) bool, serviceSizes, streamSizes string) error {
+	if s.Save == "" {
+		for _, f := range settingFlags {
+			if changed(f) {
+				return usage.Errorf("--%s is a calibration setting: it needs --save-profile FILE", f)
+			}
+		}
+		return nil
+	}
+	if targets > 1 {
+		return usage.Errorf("--save-profile calibrates one TARGET, got %d", targets)
+	}
+	var err error
+	if s.ServiceSizes, err = ParseSizes("--service-sizes", serviceSizes); err != nil {
+		return usage.Wrap(err)
+	}
+	s.Sizes, err = ParseSizes("--stream-sizes", streamSizes)
+	return usage.Wrap(err)
 }
 
 // Run opens the target, calibrates it with samples requests per class

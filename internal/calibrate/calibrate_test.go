@@ -2,13 +2,16 @@ package calibrate
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/objbench/objbench/internal/lab/twin"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func TestShrink(t *testing.T) {
@@ -113,6 +116,48 @@ func TestPlateauRate(t *testing.T) {
 		if got := plateauRate(c.sizes, c.fastest); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: %.3f MB/s, want %.3f", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSettingsCheck: without --save-profile a calibration flag the user
+// gave is refused (it would be ignored), the defaults are not; with it,
+// more than one target and sizes calibration cannot write are refused,
+// and the sizes come back parsed. Every refusal is a usage error.
+func TestSettingsCheck(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name                   string
+		save                   string
+		targets                int
+		changed                []string
+		service, stream        string
+		wantService, wantSizes []int64 // when no error
+		err                    string  // "" no error
+	}{
+		{name: "probe: defaults", service: "1KiB", stream: "bogus"},
+		{name: "probe: a setting given", changed: []string{"count", "idle"}, err: "--idle is a calibration setting: it needs --save-profile FILE"},
+		{name: "probe: in the flags' order", changed: []string{"stream-sizes", "budget"}, err: "--budget is a calibration setting: it needs --save-profile FILE"},
+		{name: "calibrate", save: "p.json", targets: 1, changed: []string{"budget"}, service: "1KiB,1MiB", stream: "64KiB,8MiB",
+			wantService: []int64{1 << 10, 1 << 20}, wantSizes: []int64{64 << 10, 8 << 20}},
+		{name: "calibrate the lab", save: "p.json", service: "1KiB", stream: "1MiB", wantService: []int64{1 << 10}, wantSizes: []int64{1 << 20}},
+		{name: "two targets", save: "p.json", targets: 2, service: "1KiB", stream: "1MiB", err: "--save-profile calibrates one TARGET, got 2"},
+		{name: "service sizes", save: "p.json", service: "bogus", stream: "1MiB", err: `--service-sizes "bogus": bad size`},
+		{name: "a service size twice", save: "p.json", service: "1KiB,1KiB", stream: "1MiB", err: "--service-sizes: 1KiB is given twice"},
+		{name: "stream sizes", save: "p.json", service: "1KiB", stream: "0", err: "--stream-sizes: 0B: use 1B to 256MiB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Settings{Save: c.save}
+			err := s.Check(c.targets, func(f string) bool { return slices.Contains(c.changed, f) }, c.service, c.stream)
+			if c.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) || !usage.Is(err) {
+					t.Fatalf("err %v (usage %v), want a usage error %q", err, usage.Is(err), c.err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(s.ServiceSizes, s.Sizes) != fmt.Sprint(c.wantService, c.wantSizes) {
+				t.Errorf("sizes %v %v, %v; want %v %v", s.ServiceSizes, s.Sizes, err, c.wantService, c.wantSizes)
+			}
+		})
 	}
 }
 

@@ -92,13 +92,11 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 		Example: examples("probe"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := pf.cal.Check(len(args), cmd.Flags().Changed, pf.serviceSizes, pf.streamSizes); err != nil {
+				return err
+			}
 			if pf.cal.Save != "" {
 				return runCalibrate(ctx, args, &pf, &out, cmd.Flags(), stdout, stderr)
-			}
-			for _, f := range []string{"budget", "idle", "service-sizes", "stream-sizes"} {
-				if cmd.Flags().Changed(f) {
-					return usage.Errorf("--%s is a calibration setting: it needs --save-profile FILE", f)
-				}
 			}
 			o, err := sf.probeOptions(&pf)
 			if err != nil {
@@ -147,16 +145,6 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 
 // runCalibrate is probe --save-profile: one TARGET into a lab profile.
 func runCalibrate(ctx context.Context, args []string, pf *probeFlags, out *outFlags, fs *pflag.FlagSet, stdout, stderr io.Writer) error {
-	if len(args) > 1 {
-		return usage.Errorf("--save-profile calibrates one TARGET, got %d", len(args))
-	}
-	var err error
-	if pf.cal.ServiceSizes, err = calibrate.ParseSizes("--service-sizes", pf.serviceSizes); err != nil {
-		return usage.Errorf("%v", err)
-	}
-	if pf.cal.Sizes, err = calibrate.ParseSizes("--stream-sizes", pf.streamSizes); err != nil {
-		return usage.Errorf("%v", err)
-	}
 	status := terminal.NewStatusLine(stderr, out.statusOnStderr(stderr))
 	m, err := pf.cal.Run(ctx, func() (*target.Env, error) {
 		return openTarget(ctx, targetArg(args), &pf.targetFlags, fs, labDefaults{}, document.NewRunID())
