@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
@@ -121,13 +120,7 @@ func newProbeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 			if err := html.WriteProbesPage(pf.Report, res.Docs); err != nil {
 				return err
 			}
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			if res.Err != nil {
-				return res.Err
-			}
-			return errors.Join(probe.Failed(res.Rounds), thErr)
+			return res.Exit(ctx, errInterrupted, thErr)
 		},
 	}
 	pf.register(cmd.Flags())

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/objbench/objbench/internal/analysis"
@@ -83,6 +84,21 @@ type ProbeOutcome struct {
 	// Err is the error that stopped a round, with the rounds before it
 	// (and its own, when it has one) to show.
 	Err error
+}
+
+// Exit is the error a probe ends with, once its rounds are shown: when
+// ctx ended, interrupted (the caller's own, whatever else failed: the
+// rounds are partial); else the error that stopped a round; else the
+// requests that failed and thresholds (the thresholds the rounds crossed),
+// both said.
+func (o ProbeOutcome) Exit(ctx context.Context, interrupted, thresholds error) error {
+	if ctx.Err() != nil {
+		return interrupted
+	}
+	if o.Err != nil {
+		return o.Err
+	}
+	return errors.Join(probe.Failed(o.Rounds), thresholds)
 }
 
 // Probe is `objbench probe`: the session of c opened, one round of o on

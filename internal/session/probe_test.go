@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,6 +126,43 @@ func TestProbeOpenFails(t *testing.T) {
 			}
 			if opened != c.opened || out.Docs != nil || out.Rounds != nil {
 				t.Errorf("%d targets opened (want %d), outcome %+v", opened, c.opened, out)
+			}
+		})
+	}
+}
+
+// TestProbeOutcomeExit: an interrupted probe ends as the caller's
+// interruption whatever else failed; else the error that stopped a round
+// wins; else failed requests and crossed thresholds are both said.
+func TestProbeOutcomeExit(t *testing.T) {
+	t.Parallel()
+	errInterrupted, errStopped, errThreshold := errors.New("interrupted"), errors.New("round stopped"), errors.New("p99 above 10ms")
+	failed := []*probe.Round{{Samples: make([]nettrace.Sample, 4), Failed: 1}}
+	ok := []*probe.Round{{Samples: make([]nettrace.Sample, 4)}}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		name       string
+		ctx        context.Context
+		outcome    ProbeOutcome
+		thresholds error
+		want       string // "" nil
+		is         error  // the error it must be, when set
+	}{
+		{name: "all passed", ctx: context.Background(), outcome: ProbeOutcome{Rounds: ok}},
+		{name: "interrupted, whatever failed", ctx: canceled, outcome: ProbeOutcome{Rounds: failed, Err: errStopped}, thresholds: errThreshold,
+			want: "interrupted", is: errInterrupted},
+		{name: "a round stopped", ctx: context.Background(), outcome: ProbeOutcome{Rounds: failed, Err: errStopped}, thresholds: errThreshold,
+			want: "round stopped", is: errStopped},
+		{name: "failed and crossed", ctx: context.Background(), outcome: ProbeOutcome{Rounds: failed}, thresholds: errThreshold,
+			want: "1 of 4 requests failed\np99 above 10ms", is: errThreshold},
+		{name: "failed", ctx: context.Background(), outcome: ProbeOutcome{Rounds: failed}, want: "1 of 4 requests failed"},
+		{name: "crossed", ctx: context.Background(), outcome: ProbeOutcome{Rounds: ok}, thresholds: errThreshold, want: "p99 above 10ms", is: errThreshold},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.outcome.Exit(c.ctx, errInterrupted, c.thresholds)
+			if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && got != c.want || c.is != nil && !errors.Is(err, c.is) {
+				t.Errorf("Exit = %v, want %q (is %v)", err, c.want, c.is)
 			}
 		})
 	}
