@@ -6,24 +6,19 @@ import (
 	"io"
 	"net"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/objbench/objbench/internal/probe"
 	"github.com/objbench/objbench/internal/report/terminal"
 	"github.com/objbench/objbench/internal/session"
-	"github.com/objbench/objbench/internal/usage"
 )
 
 // serveFlags are the flags of `objbench serve`.
 type serveFlags struct {
 	probeFlags
+	probe.ServeSettings
 	targets []string
-	listen  string
-	every   time.Duration
-	token   string
-	noAuth  bool
 }
 
 func newServeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
@@ -41,11 +36,11 @@ func newServeCmd(g *globals, stdout, stderr io.Writer) *cobra.Command {
 	fl := cmd.Flags()
 	f.probeFlags.register(fl)
 	fl.StringArrayVar(&f.targets, "target", nil, "a target to probe (repeatable): s3://, gs://, az://, lab[:PROFILE] (default the lab)")
-	fl.StringVar(&f.listen, "listen", "", "address to listen on (default 127.0.0.1:$PORT, else 127.0.0.1:8080)")
-	fl.DurationVar(&f.every, "every", 0, "also run a round on every target at this interval, e.g. 1m (0: only on request)")
-	fl.StringVar(&f.token, "token", "", "bearer token that POST /probe must carry (default $OBJBENCH_TOKEN)")
-	fl.BoolVar(&f.noAuth, "allow-unauthenticated", false, "listen beyond loopback without a token: the platform authenticates callers")
-	_ = fl.MarkHidden("report") // refused in runServe: a service has no "after the run"
+	fl.StringVar(&f.Listen, "listen", "", "address to listen on (default 127.0.0.1:$PORT, else 127.0.0.1:8080)")
+	fl.DurationVar(&f.Every, "every", 0, "also run a round on every target at this interval, e.g. 1m (0: only on request)")
+	fl.StringVar(&f.Token, "token", "", "bearer token that POST /probe must carry (default $OBJBENCH_TOKEN)")
+	fl.BoolVar(&f.NoAuth, "allow-unauthenticated", false, "listen beyond loopback without a token: the platform authenticates callers")
+	_ = fl.MarkHidden("report") // refused by probe.ServeSettings.Check: a service has no "after the run"
 	return cmd
 }
 
@@ -54,16 +49,9 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	if err != nil {
 		return err
 	}
-	if f.Report != "" {
-		return usage.Errorf("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
-	}
-	token := f.token
-	if token == "" {
-		token = os.Getenv("OBJBENCH_TOKEN")
-	}
-	addr, err := probe.CheckServe(f.listen, os.Getenv("PORT"), f.every, token, f.noAuth)
+	addr, token, err := f.ServeSettings.Check(f.Report, os.Getenv)
 	if err != nil {
-		return usage.Wrap(err)
+		return err
 	}
 	c, err := f.config(ctx, g, f.targets, cmd.Flags(), true, stderr)
 	if err != nil {
@@ -80,5 +68,5 @@ func runServe(ctx context.Context, g *globals, f *serveFlags, cmd *cobra.Command
 	}
 	s := &probe.Server{P: p.Prober, Defaults: o, Token: token, Metrics: p.Telemetry.Metrics.Handler(), Log: stderr}
 	terminal.WriteServing(stdout, ln.Addr().String(), p.Prober.URLs(), token != "")
-	return s.Serve(ctx, ln, f.every)
+	return s.Serve(ctx, ln, f.Every)
 }

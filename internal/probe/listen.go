@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/document"
+	"github.com/objbench/objbench/internal/usage"
 )
 
 // ListenAddr is where serve listens: listen as given, else 127.0.0.1 with
@@ -48,23 +49,41 @@ func IsLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// CheckServe checks serve's settings: a schedule of 0 or at least a
-// second, the address (see ListenAddr; port is $PORT), and beyond
-// loopback a bearer token unless noAuth says the platform authenticates
-// callers. It returns the address to listen on; every error is the user's
-// to fix.
-func CheckServe(listen, port string, every time.Duration, token string, noAuth bool) (string, error) {
-	if every < 0 || (every > 0 && every < time.Second) {
-		return "", fmt.Errorf("--every %s: use 0 or at least 1s", every)
+// ServeSettings are serve's own: the address it listens on (Listen, see
+// ListenAddr), how often it runs a round unasked (Every; 0: only on
+// request), the bearer token POST /probe must carry (Token), and NoAuth,
+// when the platform authenticates callers instead.
+type ServeSettings struct {
+	Listen string
+	Every  time.Duration
+	Token  string
+	NoAuth bool
+}
+
+// Check checks serve's settings before it listens: no report, as a service
+// has no "after the run" (every round is saved, to be drawn later); a
+// schedule of 0 or at least a second; the address (ListenAddr, with
+// $PORT); and beyond loopback a bearer token unless NoAuth. The token is
+// Token, else $OBJBENCH_TOKEN, which keeps it out of the command line
+// (and ps). getenv reads the environment (os.Getenv). It returns the
+// address to listen on and the token; every error is the user's to fix.
+func (s ServeSettings) Check(report string, getenv func(string) string) (addr, token string, err error) {
+	if report != "" {
+		return "", "", usage.Errorf("serve writes no --report: every round is saved, so 'objbench report RUN' draws any of them")
 	}
-	addr, err := ListenAddr(listen, port)
-	if err != nil {
-		return "", fmt.Errorf("--listen %w", err)
+	if token = s.Token; token == "" {
+		token = getenv("OBJBENCH_TOKEN")
 	}
-	if !IsLoopback(addr) && token == "" && !noAuth {
-		return "", fmt.Errorf("listening on %s (beyond loopback) needs a bearer token: --token or OBJBENCH_TOKEN, or --allow-unauthenticated when the platform authenticates callers", addr)
+	if s.Every < 0 || (s.Every > 0 && s.Every < time.Second) {
+		return "", "", usage.Errorf("--every %s: use 0 or at least 1s", s.Every)
 	}
-	return addr, nil
+	if addr, err = ListenAddr(s.Listen, getenv("PORT")); err != nil {
+		return "", "", usage.Errorf("--listen %w", err)
+	}
+	if !IsLoopback(addr) && token == "" && !s.NoAuth {
+		return "", "", usage.Errorf("listening on %s (beyond loopback) needs a bearer token: --token or OBJBENCH_TOKEN, or --allow-unauthenticated when the platform authenticates callers", addr)
+	}
+	return addr, token, nil
 }
 
 // Serve answers on ln until ctx ends, with a round on every target each

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/objbench/objbench/internal/usage"
 )
 
 func TestListenAddr(t *testing.T) {
@@ -35,34 +37,42 @@ func TestListenAddr(t *testing.T) {
 	}
 }
 
-func TestCheckServe(t *testing.T) {
+// TestServeSettingsCheck: serve refuses a report, a schedule under a
+// second and a bad address, and beyond loopback wants a token (the flag's,
+// else $OBJBENCH_TOKEN) unless the platform authenticates; every refusal
+// is a usage error.
+func TestServeSettingsCheck(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		listen, port string
-		every        time.Duration
-		token        string
-		noAuth       bool
-		want, err    string
+		s               ServeSettings
+		report          string
+		port, envToken  string
+		want, wantToken string
+		err             string
 	}{
 		{want: "127.0.0.1:8080"},
-		{port: "9000", every: time.Minute, want: "127.0.0.1:9000"},
-		{every: 500 * time.Millisecond, err: "--every"},
-		{every: -time.Second, err: "--every"},
-		{listen: "a b", err: "--listen"},
-		{listen: "0.0.0.0:8080", err: "needs a bearer token"},
-		{listen: "0.0.0.0:8080", token: "t", want: "0.0.0.0:8080"},
-		{listen: "0.0.0.0", port: "8081", noAuth: true, want: "0.0.0.0:8081"},
+		{s: ServeSettings{Every: time.Minute}, port: "9000", want: "127.0.0.1:9000"},
+		{report: "r.html", err: "serve writes no --report"},
+		{s: ServeSettings{Every: 500 * time.Millisecond}, err: "--every"},
+		{s: ServeSettings{Every: -time.Second}, err: "--every"},
+		{s: ServeSettings{Listen: "a b"}, err: "--listen"},
+		{s: ServeSettings{Listen: "0.0.0.0:8080"}, err: "needs a bearer token"},
+		{s: ServeSettings{Listen: "0.0.0.0:8080", Token: "t"}, want: "0.0.0.0:8080", wantToken: "t"},
+		{s: ServeSettings{Listen: "0.0.0.0:8080"}, envToken: "e", want: "0.0.0.0:8080", wantToken: "e"},
+		{s: ServeSettings{Token: "t"}, envToken: "e", want: "127.0.0.1:8080", wantToken: "t"},
+		{s: ServeSettings{Listen: "0.0.0.0", NoAuth: true}, port: "8081", want: "0.0.0.0:8081"},
 	}
 	for _, c := range cases {
-		got, err := CheckServe(c.listen, c.port, c.every, c.token, c.noAuth)
+		env := map[string]string{"PORT": c.port, "OBJBENCH_TOKEN": c.envToken}
+		got, token, err := c.s.Check(c.report, func(k string) string { return env[k] })
 		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%+v: %q, %v; want an error naming %q", c, got, err, c.err)
+			if err == nil || !strings.Contains(err.Error(), c.err) || !usage.Is(err) {
+				t.Errorf("%+v: %q, %v; want a usage error naming %q", c, got, err, c.err)
 			}
 			continue
 		}
-		if err != nil || got != c.want {
-			t.Errorf("%+v: %q, %v; want %q", c, got, err, c.want)
+		if err != nil || got != c.want || token != c.wantToken {
+			t.Errorf("%+v: %q, token %q, %v; want %q, token %q", c, got, token, err, c.want, c.wantToken)
 		}
 	}
 }
