@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -112,8 +111,5 @@ func finish(g *globals, sf *saveFlags, out *outFlags, d document.Doc, text func(
 	if err := sf.where(g).Save(d, histograms, kept, stderr); err != nil {
 		return err
 	}
-	if d.Head().Interrupted {
-		return errInterrupted
-	}
-	return errors.Join(runErr, thErr)
+	return session.Ended(d, errInterrupted, runErr, thErr)
 }

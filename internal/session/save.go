@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -66,4 +67,15 @@ func (k Keep) Store(run results.Run, steps []results.Step, kept stats.KeptSeq, s
 	if err := results.SaveWithin(2*time.Minute, k.DB, run, steps, kept); err != nil {
 		fmt.Fprintf(stderr, "objbench: warning: run %s not saved: %s\n", run.ID, strings.Join(strings.Fields(err.Error()), " "))
 	}
+}
+
+// Ended is the error a measuring command ends with once its document d is
+// written and saved: interrupted (the caller's own) when the run was, as
+// its figures are partial whatever else failed; else the run's error and
+// the thresholds it crossed, both said.
+func Ended(d document.Doc, interrupted, runErr, thresholds error) error {
+	if d.Head().Interrupted {
+		return interrupted
+	}
+	return errors.Join(runErr, thresholds)
 }
