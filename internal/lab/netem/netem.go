@@ -256,9 +256,10 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	// Patch 0011 (the ACK for every second segment at once only while
 	// the window does not shrink, else at the application's next read)
 	// stays off: it brings the 8-packet rows at 50 and 200 Mbit to
-	// Linux's, but at 1 Gbit, with reads alike on both stacks, the lab's
-	// sender falls into a slow mode more often than Linux's and those
-	// rows read +25% to +115% (third_party/gvisor/PATCHES.md).
+	// Linux's, but at 1 Gbit the lab's reader, which runs after the wire
+	// has delivered every packet due, reads a window at once; the sender
+	// then bursts its window each round trip and those rows read +25% to
+	// +115% (docs/lab.md, "At 1 Gbit the reader's pace").
 	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
