@@ -17,9 +17,11 @@
 // kernel's TCP and CUBIC at both ends, the reference's setup measured a
 // second time, so its difference is the reference's own spread); -part 2/4 runs the
 // second quarter of the cases, so that the grid can be measured in pieces
-// on a shared machine.
+// on a shared machine. -readtime adds, in place of that, Linux on a wire
+// that admits each packet when its reader gets it from the TUN device, as
+// the reference did before 2026-11-27, not when the kernel sent it.
 //
-//	go run ./bench/grid [-ci] [-netns] [-match TEXT] [-runs N] [-part I/N] [-list]
+//	go run ./bench/grid [-ci] [-netns | -readtime] [-match TEXT] [-runs N] [-part I/N] [-list]
 package main
 
 import (
@@ -39,6 +41,7 @@ func main() {
 	match := flag.String("match", "", "only cases whose description contains TEXT (e.g. \"50Mbit\", \"PUT\")")
 	skip := flag.String("skip", "", "leave out cases whose description contains TEXT (e.g. \"Mbit\": the rows behind a bottleneck)")
 	withNetns := flag.Bool("netns", false, "also measure the lab's netns path (a third column)")
+	readTime := flag.Bool("readtime", false, "also measure Linux on a wire that admits each packet when its reader gets it from the device, not when the kernel sent it (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
 	runs := flag.Int("runs", 0, "transfers per case and path, for each median (default 5; 7 with loss, reordering or duplication)")
@@ -72,11 +75,18 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	paths := reference.Paths
-	if *withNetns {
-		paths = append(paths, reference.NetnsPath)
+	if *withNetns && *readTime {
+		fmt.Fprintln(os.Stderr, "grid: -netns and -readtime are both a third column: take one")
+		os.Exit(2)
 	}
-	reference.WriteHeader(os.Stdout, *withNetns)
+	paths, third := reference.Paths, ""
+	switch {
+	case *withNetns:
+		paths, third = append(paths, reference.NetnsPath), "netns"
+	case *readTime:
+		paths, third = append(paths, reference.ReadPath), "read"
+	}
+	reference.WriteHeader(os.Stdout, third)
 	outside, busy, spreads, timers := 0, 0, 0, 0
 	for _, c := range cases {
 		row, err := reference.RunWith(ctx, c, paths)
@@ -104,7 +114,10 @@ func main() {
 	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss, reordering or duplication), %d not judged: the machine held over 5%% of either path's packets late; %d where Linux's own runs spread over twice the tolerance, with the lab's median inside them; %d where the wire's timer decides (Linux's median moves beyond the tolerance when the wire delivers each packet at its own time, as the lab's does), with the lab's median inside Linux's runs on both\n", outside, busy, spreads, timers)
 	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered late: over 2 ms (a 20th of the round trip beyond 40 ms) after their time")
 	fmt.Println("spread: Linux's own runs, slowest less fastest, against their median")
-	if *withNetns {
+	switch {
+	case *withNetns:
 		fmt.Println("netns: the lab's netns path (the reference's setup: kernel TCP, CUBIC at both ends), measured again; its diff is the reference's own spread")
+	case *readTime:
+		fmt.Println("read: Linux on a wire that admits each packet when its reader gets it from the TUN device (as before 2026-11-27), not when the kernel sent it; its diff is what the kernel's send times change")
 	}
 }

@@ -86,6 +86,11 @@ type Config struct {
 	// NewPipe): the grid's check of whether the wire's timing, not TCP,
 	// decides a row (reference.CheckTimer).
 	Precise bool
+	// AdmitOnRead has a Pipe admit each packet when its reader gets it
+	// from the device, not when the device's kernel sent it
+	// (SendStamper): the reference's wire before 2026-11-27, kept to
+	// measure the difference side by side (bench/grid.sh -readtime).
+	AdmitOnRead bool
 }
 
 // Addresses of the two stacks on the wire.
@@ -115,6 +120,9 @@ type Stats struct {
 	// trip on paths over 40 ms) after they were due: the machine's CPU,
 	// not the wire, held them.
 	Late int64
+	// Stamped counts packets a Pipe admitted when their kernel sent them
+	// (SendStamper), not when its reader got them.
+	Stamped int64
 }
 
 // BusyShare is the share of late packets (Stats.Late) over which a

@@ -551,3 +551,33 @@ func TestCwndGrowsOnlyWhenLimited(t *testing.T) {
 		t.Logf("congestion window %d segments", w)
 	}
 }
+
+// TestAdmitWhenSent: a packet is admitted behind the bottleneck as of when
+// its sender sent it. Two full packets read together at 12 Mbit behind a
+// queue of 2000 bytes: sent together, the second finds the first queued
+// and is dropped; the first sent 5 ms earlier (its serialization, 1 ms, long
+// over), the queue is empty for the second, and the first arrives 5 ms
+// earlier than if sent now.
+func TestAdmitWhenSent(t *testing.T) {
+	for _, ago := range []time.Duration{0, 5 * time.Millisecond} {
+		d := newDirection(Path{Delay: 20 * time.Millisecond, Rate: 12e6, Queue: 2000}, 40*time.Millisecond, 1500, 1, false)
+		d.epoch = d.epoch.Add(-time.Second) // a wire that has run a while
+		data := func() buffer.Buffer { return buffer.MakeWithData(make([]byte, 1500)) }
+		before := d.now()
+		d.sendAt(int64(ago), 1500, header.IPv4ProtocolNumber, data)
+		d.send(1500, header.IPv4ProtocolNumber, data)
+		want := int64(0)
+		if ago == 0 {
+			want = 1
+		}
+		if got := d.stats().QueueDrops; got != want {
+			t.Errorf("first sent %v ago: %d dropped, want %d", ago, got, want)
+		}
+		// Due 20 ms plus its serialization after it was sent.
+		due := time.Duration(d.fifo[d.head].at - before)
+		if lo, hi := 21*time.Millisecond-ago-time.Millisecond, 21*time.Millisecond-ago+time.Millisecond; due < lo || due > hi {
+			t.Errorf("sent %v ago: due %v after the send, want %v to %v", ago, due, lo, hi)
+		}
+		d.drain()
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/objbench/objbench/third_party/gvisor/pkg/buffer"
 	"github.com/objbench/objbench/third_party/gvisor/pkg/tcpip"
@@ -46,8 +47,8 @@ func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
 	go p.up.run()
 	go p.down.run()
 	p.wg.Add(2)
-	go p.read(client, p.up, cfg.MTU)
-	go p.read(server, p.down, cfg.MTU)
+	go p.read(client, p.up, cfg.MTU, !cfg.AdmitOnRead)
+	go p.read(server, p.down, cfg.MTU, !cfg.AdmitOnRead)
 	return p, nil
 }
 
@@ -61,18 +62,40 @@ func writeTo(dev io.Writer) func(tcpip.NetworkProtocolNumber, buffer.Buffer) {
 	}
 }
 
-func (p *Pipe) read(dev io.Reader, d *direction, mtu int) {
+// SendStamper is a device that says how long ago its kernel sent a packet
+// just read from it (netns.Stamps): the wire admits the packet then, as it
+// admits a lab stack's packet when the stack sends it, not when its own
+// reader got to it.
+type SendStamper interface {
+	SentAgo(pkt []byte) (time.Duration, bool)
+}
+
+// read carries dev's packets onto d; where stamp and dev can say when its
+// kernel sent each, d admits it then.
+func (p *Pipe) read(dev io.Reader, d *direction, mtu int, stamp bool) {
 	defer p.wg.Done()
 	buf := make([]byte, max(mtu, 65535))
+	var stamper SendStamper
+	if stamp {
+		stamper, _ = dev.(SendStamper)
+	}
 	for {
 		n, err := dev.Read(buf)
 		if err != nil {
 			return
 		}
+		var ago time.Duration
+		stamped := false
+		if stamper != nil {
+			ago, stamped = stamper.SentAgo(buf[:n])
+		}
 		if n < header.IPv4MinimumSize || header.IPVersion(buf[:n]) != header.IPv4Version {
 			continue // the kernel's IPv6 router solicitations and the like
 		}
-		d.send(n, header.IPv4ProtocolNumber, func() buffer.Buffer { return buffer.MakeWithData(append([]byte(nil), buf[:n]...)) })
+		if stamped {
+			d.stamped.Add(1)
+		}
+		d.sendAt(int64(ago), n, header.IPv4ProtocolNumber, func() buffer.Buffer { return buffer.MakeWithData(append([]byte(nil), buf[:n]...)) })
 	}
 }
 

@@ -48,8 +48,8 @@ type direction struct {
 	stopOnce   sync.Once
 	precise    *preciseTimer // nil where there is none: Go's timer
 
-	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated atomic.Int64
-	lateBy                                                             int64 // ns
+	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated, stamped atomic.Int64
+	lateBy                                                                      int64 // ns
 }
 
 // lateBy is how far past its due time a delivered packet counts as late
@@ -111,6 +111,12 @@ func (d *direction) lose() bool {
 // otherwise the copy crosses the wire on its own (its own loss, queue,
 // delay and reordering, never duplicated again).
 func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func() buffer.Buffer) {
+	d.sendAt(0, size, proto, data)
+}
+
+// sendAt is send for a packet its sender sent ago ns before now: it takes
+// its place behind the bottleneck as of then.
+func (d *direction) sendAt(ago int64, size int, proto tcpip.NetworkProtocolNumber, data func() buffer.Buffer) {
 	d.mu.Lock()
 	dup := d.p.Duplicate > 0 && d.rng.Float64() < d.p.Duplicate
 	lost := d.lose()
@@ -124,14 +130,14 @@ func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func(
 	if dup && !lost {
 		dupe = b.Clone()
 	}
-	head := d.admit(size, proto, b)
+	head := d.admit(ago, size, proto, b)
 	if dup && !lost {
 		if d.lose() {
 			dupe.Release()
 			d.lossDrops.Add(1)
 		} else {
 			d.duplicated.Add(1)
-			head = d.admit(size, proto, dupe) || head
+			head = d.admit(ago, size, proto, dupe) || head
 		}
 	}
 	if head && d.armed {
@@ -148,11 +154,11 @@ func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func(
 	}
 }
 
-// admit queues one packet behind the bottleneck, or drops it (the queue
-// full); d.mu is held. It reports whether the packet is the new head of
-// the wire (the next to arrive).
-func (d *direction) admit(size int, proto tcpip.NetworkProtocolNumber, data buffer.Buffer) bool {
-	now := d.now()
+// admit queues one packet, sent ago ns before now, behind the bottleneck,
+// or drops it (the queue full); d.mu is held. It reports whether the
+// packet is the new head of the wire (the next to arrive).
+func (d *direction) admit(ago int64, size int, proto tcpip.NetworkProtocolNumber, data buffer.Buffer) bool {
+	now := d.now() - ago
 	depart := now
 	if d.p.Rate > 0 {
 		start := max(now, d.lastDepart)
@@ -326,7 +332,7 @@ func (d *direction) stop() {
 
 func (d *direction) stats() Stats {
 	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(),
-		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load()}
+		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Stamped: d.stamped.Load()}
 }
 
 // endpoint is a stack's network interface: what the stack writes goes onto

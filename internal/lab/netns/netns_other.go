@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 var errUnsupported = errors.New("network namespaces are Linux's")
@@ -65,3 +66,15 @@ func Relaunch(context.Context, []string, io.Reader, io.Writer, io.Writer) (int, 
 
 // Start fails: no namespaces here.
 func (n *NS) Start(*exec.Cmd) error { return errUnsupported }
+
+// Stamps says when the kernel sent a device's packets (none here).
+type Stamps struct{}
+
+// SendStamps fails: no namespaces here.
+func (n *NS) SendStamps(string) (*Stamps, error) { return nil, errUnsupported }
+
+// SentAgo never knows here.
+func (s *Stamps) SentAgo([]byte) (time.Duration, bool) { return 0, false }
+
+// Close does nothing.
+func (s *Stamps) Close() error { return nil }

@@ -3,7 +3,9 @@ package netns
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 
 	"github.com/objbench/objbench/internal/lab/netem"
 )
@@ -43,12 +45,32 @@ func NewPair(cfg netem.Config) (_ *Pair, err error) {
 		ct.Close()
 		return nil, err
 	}
-	if p.Pipe, err = netem.NewPipe(cfg, ct, st); err != nil {
-		ct.Close()
-		st.Close()
+	cd, sd := stamped(p.Client, "wire0", ct), stamped(p.Server, "wire0", st)
+	if p.Pipe, err = netem.NewPipe(cfg, cd, sd); err != nil {
+		cd.Close()
+		sd.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// stampedTUN is a TUN device whose packets the wire admits when the
+// kernel sent them (netem.SendStamper).
+type stampedTUN struct {
+	*os.File
+	*Stamps
+}
+
+func (t stampedTUN) Close() error { return errors.Join(t.Stamps.Close(), t.File.Close()) }
+
+// stamped gives dev its kernel's send times where a packet socket can be
+// had; without one the wire admits its packets as it reads them.
+func stamped(ns *NS, name string, dev *os.File) io.ReadWriteCloser {
+	s, err := ns.SendStamps(name)
+	if err != nil {
+		return dev
+	}
+	return stampedTUN{dev, s}
 }
 
 // Dial connects from the client namespace to addr.

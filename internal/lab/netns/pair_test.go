@@ -153,3 +153,66 @@ func nsRefs(t *testing.T, ids []string) []string {
 	}
 	return refs
 }
+
+// TestPairStampsSends: the wire admits the kernel's packets when the
+// kernel sent them (a packet socket's record of each, matched to the
+// device's copy), both ways, every packet of a transfer; with AdmitOnRead,
+// none.
+func TestPairStampsSends(t *testing.T) {
+	needNamespaces(t)
+	for _, onRead := range []bool{false, true} {
+		p, err := NewPair(netem.Config{Up: netem.Path{Delay: 5 * time.Millisecond}, Down: netem.Path{Delay: 5 * time.Millisecond}, AdmitOnRead: onRead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		transfer(t, p, 4<<20)
+		time.Sleep(50 * time.Millisecond) // the last ACKs and FINs cross
+		up, down := p.Pipe.Stats()
+		p.Close()
+		for _, d := range []struct {
+			name string
+			st   netem.Stats
+		}{{"client to server", up}, {"server to client", down}} {
+			t.Logf("admit on read %v, %s: %d packets, %d stamped", onRead, d.name, d.st.Packets, d.st.Stamped)
+			switch {
+			case d.st.Packets < 10:
+				t.Errorf("%s: %d packets", d.name, d.st.Packets)
+			case onRead && d.st.Stamped != 0:
+				t.Errorf("admit on read, %s: %d of %d packets admitted when their kernel sent them, want none", d.name, d.st.Stamped, d.st.Packets)
+			case !onRead && d.st.Stamped < d.st.Packets*99/100:
+				t.Errorf("%s: %d of %d packets admitted when their kernel sent them, want every one", d.name, d.st.Stamped, d.st.Packets)
+			}
+		}
+	}
+}
+
+// transfer sends n bytes from the server's namespace to the client's.
+func transfer(t *testing.T, p *Pair, n int64) {
+	t.Helper()
+	ln, err := p.Server.Listen("tcp", netem.ServerAddr.String()+":80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		_, _ = io.CopyN(c, zeros{}, n)
+		c.Close()
+	}()
+	c, err := p.Dial("tcp", netem.ServerAddr.String()+":80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.Copy(io.Discard, c)
+	c.Close()
+	if err != nil || got != n {
+		t.Fatalf("read %d bytes (%v), want %d", got, err, n)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) { clear(b); return len(b), nil }

@@ -225,9 +225,10 @@ type Row struct {
 	// trip on longer paths): the machine's CPU was elsewhere (on
 	// the lab's path, also the stacks' own processing of a burst).
 	LabLate, LinuxLate float64
-	// Netns and NetnsLate: the lab's netns path, when measured (RunWith).
-	Netns     []Result
-	NetnsLate float64
+	// Third and ThirdLate: a third path (NetnsPath or ReadPath), when
+	// measured (RunWith).
+	Third     []Result
+	ThirdLate float64
 	// Timed and TimedLate: Linux again on a wire that delivers each packet
 	// at its own time (LinuxTimed), when measured (CheckTimer).
 	Timed     []Result
@@ -366,7 +367,7 @@ func (r Row) WithinGap() bool { d := r.Diff(); return d <= r.Case.Gap() && d >= 
 // Run measures c on both paths, the lab's first.
 func Run(ctx context.Context, c Case) (Row, error) { return RunWith(ctx, c, Paths) }
 
-// RunWith measures c on paths: Paths, and NetnsPath after them if wanted.
+// RunWith measures c on paths: Paths, and a third after them if wanted.
 func RunWith(ctx context.Context, c Case, paths []PathStart) (Row, error) {
 	row := Row{Case: c}
 	for _, p := range paths {
@@ -380,7 +381,7 @@ func RunWith(ctx context.Context, c Case, paths []PathStart) (Row, error) {
 		case "linux":
 			row.Linux, row.LinuxLate = rs, late
 		default:
-			row.Netns, row.NetnsLate = rs, late
+			row.Third, row.ThirdLate = rs, late
 		}
 	}
 	return row, nil
@@ -403,18 +404,18 @@ func measurePath(ctx context.Context, c Case, p PathStart) ([]Result, float64, e
 	return rs, late, nil
 }
 
-// NetnsDiff is the netns path's median total against Linux's, as Diff.
-func (r Row) NetnsDiff() float64 {
-	l, x := Median(r.Netns, Total), Median(r.Linux, Total)
+// ThirdDiff is the third path's median total against Linux's, as Diff.
+func (r Row) ThirdDiff() float64 {
+	l, x := Median(r.Third, Total), Median(r.Linux, Total)
 	return float64(l-x) / float64(x)
 }
 
 // WriteHeader and WriteRow print the grid's table: the medians side by
-// side (the netns path's too, with its difference from Linux, when netns).
-func WriteHeader(w io.Writer, netns bool) {
+// side (a third path's too, named third, with its difference from Linux).
+func WriteHeader(w io.Writer, third string) {
 	fmt.Fprintf(w, "%-44s %10s %10s %7s %5s %5s %5s %6s", "case", "lab", "linux", "diff", "tol", "late", "late", "spread")
-	if netns {
-		fmt.Fprintf(w, " %10s %7s %5s", "netns", "diff", "late")
+	if third != "" {
+		fmt.Fprintf(w, " %10s %7s %5s", third, "diff", "late")
 	}
 	fmt.Fprintln(w)
 }
@@ -443,8 +444,8 @@ func WriteRow(w io.Writer, r Row) {
 	}
 	fmt.Fprintf(w, "%-44s %10s %10s %+6.0f%% %4.0f%% %4.0f%% %4.0f%% %5.0f%%", r.Case, ms(Median(r.Lab, Total)), ms(Median(r.Linux, Total)),
 		100*r.Diff(), 100*r.Case.Tolerance(), 100*r.LabLate, 100*r.LinuxLate, 100*r.Spread())
-	if len(r.Netns) > 0 {
-		fmt.Fprintf(w, " %10s %+6.0f%% %4.0f%%", ms(Median(r.Netns, Total)), 100*r.NetnsDiff(), 100*r.NetnsLate)
+	if len(r.Third) > 0 {
+		fmt.Fprintf(w, " %10s %+6.0f%% %4.0f%%", ms(Median(r.Third, Total)), 100*r.ThirdDiff(), 100*r.ThirdLate)
 	}
 	fmt.Fprintln(w, mark)
 }

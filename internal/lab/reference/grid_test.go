@@ -43,7 +43,7 @@ func TestGrid(t *testing.T) {
 	needNamespaces(t)
 	timingTest(t)
 	var table strings.Builder
-	WriteHeader(&table, false)
+	WriteHeader(&table, "")
 	busy := 0
 	for _, c := range CI {
 		row, err := Run(context.Background(), c)

@@ -174,6 +174,12 @@ func LinuxTimed(cfg netem.Config) (Path, error) {
 	return Linux(cfg)
 }
 
+// LinuxOnRead is the reference with netem.Config.AdmitOnRead.
+func LinuxOnRead(cfg netem.Config) (Path, error) {
+	cfg.AdmitOnRead = true
+	return Linux(cfg)
+}
+
 // PathStart is one path's constructor, named as the grid prints it.
 type PathStart struct {
 	Name  string
@@ -190,6 +196,11 @@ var (
 	Paths     = []PathStart{{"lab", Lab}, {"linux", Linux}}
 	NetnsPath = PathStart{"netns", Linux}
 	TimedPath = PathStart{"linux-timed", LinuxTimed}
+	// ReadPath is the reference on a wire that admits each packet when
+	// its reader gets it from the TUN device, as it did before 2026-11-27
+	// (bench/grid.sh -readtime): its difference from Linux is what
+	// admitting at the kernel's send time changed.
+	ReadPath = PathStart{"read", LinuxOnRead}
 )
 
 // Result is one transfer's times from the request's start (from dial
