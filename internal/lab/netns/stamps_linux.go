@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"os"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -20,9 +22,15 @@ import (
 // packet when its kernel sent it").
 //
 // Both see the device's packets in the same order, and the socket's copy is
-// queued before the device's, so Sent reads the socket without waiting.
+// queued before the device's, so SentAgo reads the socket without waiting.
 type Stamps struct {
-	fd      int
+	// f holds the socket; its RawConn keeps the descriptor from being
+	// closed (and its number reused) while a read is under way.
+	f       *os.File
+	rc      syscall.RawConn
+	recv    func(fd uintptr) bool // s.recvmsg, made once
+	got     stamp
+	gotOK   bool
 	buf     []byte // a packet's first bytes: enough to tell it apart
 	oob     []byte
 	iov     unix.Iovec
@@ -93,7 +101,14 @@ func sendStamps(name string) (*Stamps, error) {
 	if err := unix.Bind(fd, sa); err != nil {
 		return fail("bind", err)
 	}
-	s := &Stamps{fd: fd, buf: make([]byte, stampBytes), oob: make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))}
+	f := os.NewFile(uintptr(fd), "packet:"+name)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("netns: stamps on %s: %w", name, err)
+	}
+	s := &Stamps{f: f, rc: rc, buf: make([]byte, stampBytes), oob: make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))}
+	s.recv = s.recvmsg
 	s.iov.Base = &s.buf[0]
 	s.iov.SetLen(len(s.buf))
 	s.msg.Iov = &s.iov
@@ -148,14 +163,24 @@ func (s *Stamps) SentAgo(pkt []byte) (time.Duration, bool) {
 
 // read takes the next record, without waiting.
 func (s *Stamps) read() (stamp, bool) {
+	s.gotOK = false
+	if s.rc.Read(s.recv) != nil {
+		return stamp{}, false
+	}
+	return s.got, s.gotOK
+}
+
+// recvmsg is one try at the next record, for RawConn.Read: it never
+// waits for one to come.
+func (s *Stamps) recvmsg(fd uintptr) bool {
 	for {
 		s.msg.SetControllen(len(s.oob))
-		n, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&s.msg)), 0)
+		n, _, errno := unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&s.msg)), 0)
 		if errno == unix.EINTR {
 			continue
 		}
 		if errno != 0 {
-			return stamp{}, false
+			return true
 		}
 		var at int64
 		if hdr := (*unix.Cmsghdr)(unsafe.Pointer(&s.oob[0])); uint64(s.msg.Controllen) >= uint64(unix.CmsgLen(0)) &&
@@ -163,7 +188,8 @@ func (s *Stamps) read() (stamp, bool) {
 			ts := (*unix.Timespec)(unsafe.Pointer(&s.oob[unix.CmsgLen(0)]))
 			at = ts.Nano()
 		}
-		return stamp{key: keyOf(s.buf[:min(int(n), len(s.buf))]), at: at}, true
+		s.got, s.gotOK = stamp{key: keyOf(s.buf[:min(int(n), len(s.buf))]), at: at}, true
+		return true
 	}
 }
 
@@ -177,5 +203,5 @@ func ago(at int64) (time.Duration, bool) {
 	return d, true
 }
 
-// Close closes the socket.
-func (s *Stamps) Close() error { return unix.Close(s.fd) }
+// Close closes the socket, once no read is under way.
+func (s *Stamps) Close() error { return s.f.Close() }
