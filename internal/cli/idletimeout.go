@@ -59,7 +59,7 @@ func runIdleTimeout(ctx context.Context, rawTarget string, f *idleFlags, fs *pfl
 	search.Progress = status.IdleRound
 	res, err := search.Run(ctx)
 	status.Clear()
-	if err != nil && len(res.Probes) == 0 {
+	if !load.IdleWorthWriting(res, err) {
 		return err
 	}
 	if werr := f.out.write(stdout, func(w io.Writer) error {

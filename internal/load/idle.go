@@ -34,6 +34,13 @@ type IdleSearch struct {
 // renderers read it without the load package).
 type IdleResult = document.IdleResult
 
+// IdleWorthWriting says whether a search's result is worth writing: a search
+// that failed before any probe ran has only its error to show, while one
+// stopped later (a cancel, a failed round) keeps the probes it made.
+func IdleWorthWriting(res IdleResult, err error) bool {
+	return err == nil || len(res.Probes) > 0
+}
+
 // Run searches; it returns what it has when ctx ends.
 func (s *IdleSearch) Run(ctx context.Context) (IdleResult, error) {
 	start := time.Now()

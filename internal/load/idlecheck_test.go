@@ -1,6 +1,8 @@
 package load
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -32,6 +34,28 @@ func TestIdleSearchCheck(t *testing.T) {
 		}
 		if err != nil {
 			checkField(t, err, c.field)
+		}
+	}
+}
+
+func TestIdleWorthWriting(t *testing.T) {
+	t.Parallel()
+	failed := errors.New("no connection")
+	probed := IdleResult{Probes: []IdleProbe{{Idle: time.Second, Reused: true}}}
+	cases := []struct {
+		name string
+		res  IdleResult
+		err  error
+		want bool
+	}{
+		{"found", probed, nil, true},
+		{"nothing probed, no error", IdleResult{}, nil, true},
+		{"stopped after a probe", probed, context.Canceled, true},
+		{"failed before any probe", IdleResult{}, failed, false},
+	}
+	for _, c := range cases {
+		if got := IdleWorthWriting(c.res, c.err); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 }
