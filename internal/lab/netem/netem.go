@@ -268,7 +268,9 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	// has delivered every packet due, reads a window at once; the sender
 	// then bursts its window each round trip and those rows read +25% to
 	// +115% (docs/lab.md, "At 1 Gbit the reader's pace").
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch)
+	// The send buffer sized and grown as Linux's (patch 0014).
+	sndBuf := tcpip.TCPSendBufferExpandOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -1231,6 +1231,18 @@ func (*TCPCubicEpochOption) isGettableTransportProtocolOption() {}
 
 func (*TCPCubicEpochOption) isSettableTransportProtocolOption() {}
 
+// TCPSendBufferExpandOption sizes the send buffer as Linux's
+// tcp_sndbuf_expand does, at twice the congestion window in Linux's
+// memory per segment, grown on each ACK that frees room for a blocked
+// writer while the sender has less out than its window, and wakes the
+// writer once a third is free; upstream sizes it at twice the window in
+// bytes and grows it only when it wakes the writer (objbench patch 0014).
+type TCPSendBufferExpandOption bool
+
+func (*TCPSendBufferExpandOption) isGettableTransportProtocolOption() {}
+
+func (*TCPSendBufferExpandOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

@@ -289,6 +289,11 @@ type sndQueueInfo struct {
 
 	// +checklocks:sndQueueMu
 	TCPSndBufState
+
+	// noSpace is Linux's SOCK_NOSPACE: a write found the buffer full
+	// and its writer waits (objbench patch 0014).
+	// +checklocks:sndQueueMu
+	noSpace bool
 }
 
 // CloneState clones sq into other. The caller must exclusively own other.
@@ -570,6 +575,10 @@ type Endpoint struct {
 	// windowAck is objbench patch 0011 (tcpip.TCPWindowAckOption,
 	// window_ack.go).
 	windowAck bool `state:"nosave"`
+
+	// sndBufExpand is objbench patch 0014
+	// (tcpip.TCPSendBufferExpandOption).
+	sndBufExpand bool `state:"nosave"`
 
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption,
 	// cubic.go).
@@ -954,6 +963,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var wa tcpip.TCPWindowAckOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &wa); err == nil {
 		e.windowAck = bool(wa)
+	}
+
+	var sx tcpip.TCPSendBufferExpandOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &sx); err == nil {
+		e.sndBufExpand = bool(sx)
 	}
 
 	var co tcpip.TCPCubicEpochOption
@@ -1651,6 +1665,8 @@ func (e *Endpoint) isEndpointWritableLocked() (int, tcpip.Error) {
 	sndBufSize := e.getSendBufferSize()
 	avail := sndBufSize - e.sndQueueInfo.SndBufUsed
 	if avail <= 0 {
+		// objbench patch 0014.
+		e.sndQueueInfo.noSpace = true
 		return 0, &tcpip.ErrWouldBlock{}
 	}
 	return avail, nil
@@ -3172,6 +3188,14 @@ func (e *Endpoint) HandleError(transErr stack.TransportError, pkt *stack.PacketB
 //
 // +checklocks:e.mu
 func (e *Endpoint) updateSndBufferUsage(v int) {
+	// objbench patch 0014: the room is counted now, and the buffer grown
+	// and the writer woken once the ACK's sending is done (checkSpace).
+	if e.sndBufExpand {
+		e.sndQueueInfo.sndQueueMu.Lock()
+		e.sndQueueInfo.SndBufUsed -= v
+		e.sndQueueInfo.sndQueueMu.Unlock()
+		return
+	}
 	sendBufferSize := e.getSendBufferSize()
 	e.sndQueueInfo.sndQueueMu.Lock()
 	notify := e.sndQueueInfo.SndBufUsed >= sendBufferSize>>1

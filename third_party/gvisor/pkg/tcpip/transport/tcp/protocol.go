@@ -121,6 +121,9 @@ type protocol struct {
 	// windowAck is objbench patch 0011 (tcpip.TCPWindowAckOption).
 	// +checklocks:mu
 	windowAck bool
+	// sndBufExpand is objbench patch 0014 (tcpip.TCPSendBufferExpandOption).
+	// +checklocks:mu
+	sndBufExpand bool
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption).
 	// +checklocks:mu
 	linuxCubic bool
@@ -390,6 +393,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPSendBufferExpandOption:
+		// objbench patch 0014 (sndbuf_expand.go).
+		p.mu.Lock()
+		p.sndBufExpand = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPCubicEpochOption:
 		// objbench patch 0013 (cubic.go).
 		p.mu.Lock()
@@ -550,6 +560,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPWindowAckOption:
 		p.mu.RLock()
 		*v = tcpip.TCPWindowAckOption(p.windowAck)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPSendBufferExpandOption:
+		p.mu.RLock()
+		*v = tcpip.TCPSendBufferExpandOption(p.sndBufExpand)
 		p.mu.RUnlock()
 		return nil
 

@@ -1583,6 +1583,11 @@ func (s *sender) inRecovery() bool {
 // +checklocks:s.ep.mu
 // +checklocksexclude:s.rtt.rttMutex
 func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
+	// objbench patch 0014: the send buffer's room checked once this
+	// ACK's sending is done.
+	if s.ep.sndBufExpand {
+		defer s.ep.checkSpace()
+	}
 	bestRTT := unknownRTT
 	// objbench patch 0003.
 	s.prrBeforeAck()
