@@ -28,14 +28,14 @@ import (
 // half of the new size. While a recovery holds SND.UNA, no ACK frees
 // room, so a sender whose buffer was sized some round trips earlier runs
 // out of data to send: behind a quarter-BDP queue at 50 Mbit it sat idle
-// for 20 ms with 60 segments of window unused, then sent them at once
-// when the hole was filled, and lost a second window's worth. Linux's
-// buffer is twice the window in its memory per segment (tcp_sndbuf_expand,
-// 2,304 bytes for a 1,448-byte MSS on the reference's kernel: 46,080 bytes
-// at the initial window, as a connected socket reports), grown on every
-// ACK that frees room for a waiting writer while less than the window is
-// out (tcp_new_space), and the writer is woken once a third of it is free
-// (sk_stream_write_space).
+// for 23 ms with 65 segments of window unused, then sent them at once
+// when the hole was filled, lost 25 of them and entered a second
+// recovery. Linux's buffer is twice the window in its memory per segment
+// (tcp_sndbuf_expand, 2,304 bytes for a 1,448-byte MSS on the reference's
+// kernel: 46,080 bytes at the initial window, as a connected socket
+// reports), grown on each ACK while a writer waits and less than the
+// window is out (tcp_new_space), and the writer is woken once a third of
+// it is free (sk_stream_write_space).
 
 // Linux's sizes, in bytes, of what a segment costs beside its payload
 // (x86-64): MAX_TCP_HEADER and the aligned skb_shared_info, which share
