@@ -270,7 +270,9 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	// +115% (docs/lab.md, "At 1 Gbit the reader's pace").
 	// The send buffer sized and grown as Linux's (patch 0014).
 	sndBuf := tcpip.TCPSendBufferExpandOption(true)
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf)
+	// New data in Linux's GSO chunks (patch 0015).
+	tsoDefer := tcpip.TCPTSODeferOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf, &tsoDefer)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

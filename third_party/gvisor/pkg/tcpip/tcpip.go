@@ -1243,6 +1243,17 @@ func (*TCPSendBufferExpandOption) isGettableTransportProtocolOption() {}
 
 func (*TCPSendBufferExpandOption) isSettableTransportProtocolOption() {}
 
+// TCPTSODeferOption sends new data in Linux's GSO chunks: about a
+// millisecond at Linux's pacing rate, at least 2 segments, and a window's
+// room smaller than a chunk held for the next ACK as
+// tcp_tso_should_defer holds it; upstream sends whatever the window
+// allows at once (objbench patch 0015).
+type TCPTSODeferOption bool
+
+func (*TCPTSODeferOption) isGettableTransportProtocolOption() {}
+
+func (*TCPTSODeferOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

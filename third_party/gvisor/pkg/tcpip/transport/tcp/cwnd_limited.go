@@ -35,10 +35,11 @@ type cwndUse struct {
 
 // cwndValidate is tcp_cwnd_validate, after a send: a new window of data
 // starts the record again; within one, running into the window marks it
-// limited, and otherwise the most outstanding is kept.
+// limited, and otherwise the most outstanding is kept. Data the window's
+// room held for the next ACK (held, patch 0015) counts as running into it.
 // +checklocks:s.ep.mu
-func (s *sender) cwndValidate(dataSent bool) {
-	limited := s.Outstanding >= s.SndCwnd
+func (s *sender) cwndValidate(dataSent, held bool) {
+	limited := s.Outstanding >= s.SndCwnd || held
 	if !dataSent && !limited {
 		return
 	}

@@ -580,6 +580,10 @@ type Endpoint struct {
 	// (tcpip.TCPSendBufferExpandOption).
 	sndBufExpand bool `state:"nosave"`
 
+	// tsoDefer is objbench patch 0015 (tcpip.TCPTSODeferOption,
+	// tso_defer.go).
+	tsoDefer bool `state:"nosave"`
+
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption,
 	// cubic.go).
 	linuxCubic bool `state:"nosave"`
@@ -968,6 +972,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var sx tcpip.TCPSendBufferExpandOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &sx); err == nil {
 		e.sndBufExpand = bool(sx)
+	}
+
+	var td tcpip.TCPTSODeferOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &td); err == nil {
+		e.tsoDefer = bool(td)
 	}
 
 	var co tcpip.TCPCubicEpochOption

@@ -124,6 +124,9 @@ type protocol struct {
 	// sndBufExpand is objbench patch 0014 (tcpip.TCPSendBufferExpandOption).
 	// +checklocks:mu
 	sndBufExpand bool
+	// tsoDefer is objbench patch 0015 (tcpip.TCPTSODeferOption).
+	// +checklocks:mu
+	tsoDefer bool
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption).
 	// +checklocks:mu
 	linuxCubic bool
@@ -400,6 +403,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPTSODeferOption:
+		// objbench patch 0015 (tso_defer.go).
+		p.mu.Lock()
+		p.tsoDefer = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPCubicEpochOption:
 		// objbench patch 0013 (cubic.go).
 		p.mu.Lock()
@@ -566,6 +576,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPSendBufferExpandOption:
 		p.mu.RLock()
 		*v = tcpip.TCPSendBufferExpandOption(p.sndBufExpand)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPTSODeferOption:
+		p.mu.RLock()
+		*v = tcpip.TCPTSODeferOption(p.tsoDefer)
 		p.mu.RUnlock()
 		return nil
 

@@ -1188,8 +1188,16 @@ func (s *sender) sendData() {
 		}
 	}
 
+	// objbench patch 0015: new data in Linux's GSO chunks (tso_defer.go).
+	room := s.SndCwnd - s.Outstanding
+	if s.SndNxt.LessThan(end) {
+		room = min(room, int(s.SndNxt.Size(end))/max(s.MaxPayloadSize, 1))
+	}
+	quota, held := s.tsoQuota(room)
+	stop := s.Outstanding + quota
+
 	var dataSent bool
-	for seg := s.writeNext; seg != nil && s.Outstanding < s.SndCwnd; seg = seg.Next() {
+	for seg := s.writeNext; seg != nil && s.Outstanding < s.SndCwnd && (quota < 0 || s.Outstanding < stop); seg = seg.Next() {
 		// NOTE(gvisor.dev/issue/11632): Use uint64 to avoid overflow.
 		cwndLimit := uint64(s.SndCwnd-s.Outstanding) * uint64(s.MaxPayloadSize)
 		if cwndLimit < uint64(limit) {
@@ -1209,7 +1217,7 @@ func (s *sender) sendData() {
 		s.updateWriteNext(seg.Next())
 	}
 	if s.ep.cwndLimited { // objbench patch 0010
-		s.cwndValidate(dataSent)
+		s.cwndValidate(dataSent, held)
 	}
 
 	s.postXmit(dataSent, true /* shouldScheduleProbe */)
