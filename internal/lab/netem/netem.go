@@ -272,7 +272,11 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	sndBuf := tcpip.TCPSendBufferExpandOption(true)
 	// New data in Linux's GSO chunks (patch 0015).
 	tsoDefer := tcpip.TCPTSODeferOption(true)
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf, &tsoDefer)
+	// The receiver's ACK pace as Linux's: at once for each segment that
+	// grows the window, and for a full-sized one with PSH once the reader
+	// drains; the sender's PSH on each of its chunks (patch 0016).
+	ackClock := tcpip.TCPAckClockOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf, &tsoDefer, &ackClock)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -1254,6 +1254,23 @@ func (*TCPTSODeferOption) isGettableTransportProtocolOption() {}
 
 func (*TCPTSODeferOption) isSettableTransportProtocolOption() {}
 
+// TCPAckClockOption acknowledges as a Linux receiver does, and marks
+// what it reads as a Linux sender does (objbench patch 0016): the ACK goes
+// at once after each segment that grows the receive window
+// (tcp_grow_window's quick ACK, the window modelled as patch 0011 models
+// it), and, once the application has read everything, after a full-sized
+// segment with PSH (tcp_measure_rcv_mss, Linux 6.6 and later); the sender
+// puts PSH on the last segment of each GSO packet of two segments or more
+// (__tcp_transmit_skb; the packets are TCPTSODeferOption's chunks). It
+// needs TCPDelayedAckOption. Upstream's receiver, and patch 0007's,
+// acknowledged every second segment once the first quick ACKs were spent,
+// half of Linux's pace while its window grows.
+type TCPAckClockOption bool
+
+func (*TCPAckClockOption) isGettableTransportProtocolOption() {}
+
+func (*TCPAckClockOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

@@ -58,7 +58,8 @@ type delackState struct {
 	// now asks for an ACK at once (a hole in the sequence filled).
 	now bool
 	// pushed and pushed2 record one, and more than one, segment smaller
-	// than rcvMSS since the last ACK (ICSK_ACK_PUSHED and PUSHED2).
+	// than rcvMSS since the last ACK (ICSK_ACK_PUSHED and PUSHED2); with
+	// patch 0016 a full-sized one with PSH sets pushed too.
 	pushed, pushed2 bool
 }
 
@@ -75,14 +76,20 @@ func (r *receiver) mss() int {
 	return r.delack.rcvMSS
 }
 
-// dataReceived records an in-order data segment of segLen bytes arriving
-// at arrived (tcp_measure_rcv_mss and tcp_event_data_recv).
+// dataReceived records an in-order data segment of segLen bytes, with
+// PSH or not, arriving at arrived (tcp_measure_rcv_mss and
+// tcp_event_data_recv).
 // +checklocks:r.ep.mu
 // +checklocksexclude:r.ep.snd.rtt.rttMutex
-func (r *receiver) dataReceived(segLen int, arrived tcpip.MonotonicTime) {
+func (r *receiver) dataReceived(segLen int, psh bool, arrived tcpip.MonotonicTime) {
 	d := &r.delack
 	if segLen >= r.mss() {
 		d.rcvMSS = min(segLen, int(r.ep.amss))
+		// objbench patch 0016 (ack_clock.go): Linux 6.6 and later take a
+		// full-sized segment with PSH for the end of a write too.
+		if psh && r.ep.ackClock {
+			d.pushed = true
+		}
 	} else {
 		if d.pushed {
 			d.pushed2 = true
@@ -105,8 +112,10 @@ func (r *receiver) dataReceived(segLen int, arrived tcpip.MonotonicTime) {
 		}
 	}
 	d.lastRcv = arrived
-	if r.ep.windowAck { // objbench patch 0011
-		r.windowGrow()
+	// objbench patches 0011 and 0016: the window as Linux grows it, and
+	// with 0016 the quick ACK tcp_grow_window sets when it grows.
+	if (r.ep.windowAck || r.ep.ackClock) && r.windowGrow() && r.ep.ackClock {
+		d.quick |= 1
 	}
 }
 
@@ -226,8 +235,9 @@ func (s *sender) delackTimerExpired() tcpip.Error {
 }
 
 // readDrained is tcp_cleanup_rbuf's rule: when the application has read
-// everything after a segment smaller than the peer's (the end of an
-// answer), the ACK goes at once unless this end is about to answer.
+// everything after the end of a write (a segment smaller than the peer's,
+// or with patch 0016 a full-sized one with PSH), the ACK goes at once
+// unless this end is about to answer.
 // +checklocks:e.mu
 // +checklocksexclude:e.snd.rtt.rttMutex
 func (e *Endpoint) readDrained() {

@@ -584,6 +584,9 @@ type Endpoint struct {
 	// tso_defer.go).
 	tsoDefer bool `state:"nosave"`
 
+	// ackClock is objbench patch 0016 (tcpip.TCPAckClockOption).
+	ackClock bool `state:"nosave"`
+
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption,
 	// cubic.go).
 	linuxCubic bool `state:"nosave"`
@@ -977,6 +980,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var td tcpip.TCPTSODeferOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &td); err == nil {
 		e.tsoDefer = bool(td)
+	}
+
+	var ac tcpip.TCPAckClockOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &ac); err == nil {
+		e.ackClock = bool(ac)
 	}
 
 	var co tcpip.TCPCubicEpochOption

@@ -127,6 +127,9 @@ type protocol struct {
 	// tsoDefer is objbench patch 0015 (tcpip.TCPTSODeferOption).
 	// +checklocks:mu
 	tsoDefer bool
+	// ackClock is objbench patch 0016 (tcpip.TCPAckClockOption).
+	// +checklocks:mu
+	ackClock bool
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption).
 	// +checklocks:mu
 	linuxCubic bool
@@ -410,6 +413,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPAckClockOption:
+		// objbench patch 0016 (ack_clock.go).
+		p.mu.Lock()
+		p.ackClock = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPCubicEpochOption:
 		// objbench patch 0013 (cubic.go).
 		p.mu.Lock()
@@ -582,6 +592,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPTSODeferOption:
 		p.mu.RLock()
 		*v = tcpip.TCPTSODeferOption(p.tsoDefer)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPAckClockOption:
+		p.mu.RLock()
+		*v = tcpip.TCPAckClockOption(p.ackClock)
 		p.mu.RUnlock()
 		return nil
 

@@ -532,7 +532,7 @@ func (r *receiver) handleRcvdSegment(s *segment) (drop bool, err tcpip.Error) {
 	if segLen > 0 {
 		r.updateRTT(s.rcvdTime)
 		if r.ep.delayedAck { // objbench patch 0007
-			r.dataReceived(int(segLen), s.rcvdTime)
+			r.dataReceived(int(segLen), s.flags.Contains(header.TCPFlagPsh), s.rcvdTime)
 		}
 	}
 

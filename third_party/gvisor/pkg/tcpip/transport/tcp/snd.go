@@ -201,6 +201,10 @@ type sender struct {
 	// (objbench patch 0003, prr.go).
 	prr prrState `state:"nosave"`
 
+	// pushEnd asks maybeSendSegment to mark the segment it sends with
+	// PSH: it ends one of Linux's GSO packets (objbench patch 0016).
+	pushEnd bool `state:"nosave"`
+
 	// corkTimer is used to drain the segments which are held when TCP_CORK
 	// option is enabled.
 	corkTimer timer `state:"nosave"`
@@ -1078,6 +1082,9 @@ func (s *sender) maybeSendSegment(seg *segment, limit int, end seqnum.Value) (se
 		panic("attempted to send segment not in write list")
 	}
 
+	if s.pushEnd && seg.payloadSize() > 0 { // objbench patch 0016
+		seg.flags |= header.TCPFlagPsh
+	}
 	s.sendSegment(seg)
 
 	// Update sndNxt if we actually sent new data (as opposed to
@@ -1193,8 +1200,17 @@ func (s *sender) sendData() {
 	if s.SndNxt.LessThan(end) {
 		room = min(room, int(s.SndNxt.Size(end))/max(s.MaxPayloadSize, 1))
 	}
-	quota, held := s.tsoQuota(room)
+	quota, held, chunk := s.tsoQuota(room)
 	stop := s.Outstanding + quota
+	// objbench patch 0016: PSH on the last segment of each of Linux's GSO
+	// packets, cut from what this call may send (ack_clock.go).
+	planned, start := room, s.Outstanding
+	if quota >= 0 {
+		planned = quota
+	}
+	if !s.ep.ackClock {
+		chunk = 0
+	}
 
 	var dataSent bool
 	for seg := s.writeNext; seg != nil && s.Outstanding < s.SndCwnd && (quota < 0 || s.Outstanding < stop); seg = seg.Next() {
@@ -1209,6 +1225,7 @@ func (s *sender) sendData() {
 			s.updateWriteNext(seg.Next())
 			continue
 		}
+		s.pushEnd = gsoPacketEnd(s.Outstanding-start+1, planned, chunk)
 		if sent := s.maybeSendSegment(seg, limit, end); !sent {
 			break
 		}
@@ -1216,6 +1233,7 @@ func (s *sender) sendData() {
 		s.Outstanding += s.pCount(seg, s.MaxPayloadSize)
 		s.updateWriteNext(seg.Next())
 	}
+	s.pushEnd = false
 	if s.ep.cwndLimited { // objbench patch 0010
 		s.cwndValidate(dataSent, held)
 	}

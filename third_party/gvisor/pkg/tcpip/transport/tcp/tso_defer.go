@@ -107,33 +107,33 @@ func tsoChunks(room, avail, chunk int, t tsoState) (quota int, cwndLimited bool)
 }
 
 // tsoQuota is how many of the room segments the sender may send now as
-// Linux's tcp_write_xmit would (tsoChunks), and whether the window held
-// some back. A negative quota is no limit: in recovery Linux does not
-// defer, nor data sent before, nor a FIN, nor before the first
-// round-trip sample.
+// Linux's tcp_write_xmit would (tsoChunks), whether the window held some
+// back, and the chunk (0 before the first round-trip sample). A negative
+// quota is no limit: in recovery Linux does not defer, nor data sent
+// before, nor a FIN, nor before the first round-trip sample.
 //
 // +checklocks:s.ep.mu
 // +checklocksexclude:s.rtt.rttMutex
-func (s *sender) tsoQuota(room int) (quota int, cwndLimited bool) {
-	if !s.ep.tsoDefer || s.FastRecovery.Active || s.state == tcpip.RTORecovery || room <= 0 || s.MaxPayloadSize <= 0 {
-		return -1, false
-	}
-	seg := s.writeNext
-	if seg == nil || s.isAssignedSequenceNumber(seg) && seg.sequenceNumber.LessThan(s.SndNxt) {
-		return -1, false
+func (s *sender) tsoQuota(room int) (quota int, cwndLimited bool, chunk int) {
+	if !s.ep.tsoDefer || room <= 0 || s.MaxPayloadSize <= 0 {
+		return -1, false, 0
 	}
 	s.rtt.Lock()
 	srtt, inited := s.rtt.TCPRTTState.SRTT, s.rtt.TCPRTTState.SRTTInited
 	s.rtt.Unlock()
 	if !inited {
-		return -1, false
+		return -1, false, 0
 	}
-	chunk := linuxTSOSegs(s.MaxPayloadSize, s.SndCwnd, s.Outstanding, s.Ssthresh, srtt)
+	chunk = linuxTSOSegs(s.MaxPayloadSize, s.SndCwnd, s.Outstanding, s.Ssthresh, srtt)
+	seg := s.writeNext
+	if s.FastRecovery.Active || s.state == tcpip.RTORecovery || seg == nil || s.isAssignedSequenceNumber(seg) && seg.sequenceNumber.LessThan(s.SndNxt) {
+		return -1, false, chunk
+	}
 	// The new data queued, as far as this send can reach.
 	bytes := 0
 	for ; seg != nil && bytes < (room+chunk)*s.MaxPayloadSize; seg = seg.Next() {
 		if seg.payloadSize() == 0 { // a FIN: Linux sends it at once
-			return -1, false
+			return -1, false, chunk
 		}
 		bytes += seg.payloadSize()
 	}
@@ -142,5 +142,6 @@ func (s *sender) tsoQuota(room int) (quota int, cwndLimited bool) {
 	if head := s.writeList.Front(); t.out && head != nil {
 		t.sinceHead = now.Sub(head.xmitTime)
 	}
-	return tsoChunks(room, (bytes+s.MaxPayloadSize-1)/s.MaxPayloadSize, chunk, t)
+	quota, cwndLimited = tsoChunks(room, (bytes+s.MaxPayloadSize-1)/s.MaxPayloadSize, chunk, t)
+	return quota, cwndLimited, chunk
 }

@@ -165,10 +165,19 @@ func TestTSOQuota(t *testing.T) {
 			}
 			s.state = tcpip.Open
 			e.mu.Lock()
-			got, _ := s.tsoQuota(4)
+			got, _, chunk := s.tsoQuota(4)
 			e.mu.Unlock()
 			if got != c.want {
 				t.Errorf("quota %d, want %d", got, c.want)
+			}
+			// The chunk is known wherever a round trip is, recovery
+			// included: patch 0016 marks the packets cut from it.
+			if wantChunk := 3; c.off || c.noRTT {
+				if chunk != 0 {
+					t.Errorf("chunk %d, want 0", chunk)
+				}
+			} else if chunk != wantChunk {
+				t.Errorf("chunk %d, want %d", chunk, wantChunk)
 			}
 		})
 	}

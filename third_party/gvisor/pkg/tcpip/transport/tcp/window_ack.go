@@ -91,13 +91,16 @@ func (r *receiver) linuxSelect(unread int) int {
 	return max(0, min(w.space-unread, w.ssthresh))
 }
 
-// windowGrow is tcp_grow_window, for each in-order data segment.
+// windowGrow is tcp_grow_window, for each in-order data segment; it says
+// whether the window grew (patch 0016 then sends a quick ACK).
 // +checklocks:r.ep.mu
-func (r *receiver) windowGrow() {
+func (r *receiver) windowGrow() bool {
 	w := r.lw()
 	if w.ssthresh < w.space && w.ssthresh < w.space-r.linuxUnread() {
 		w.ssthresh += min(2*r.mss(), w.space-w.ssthresh)
+		return true
 	}
+	return false
 }
 
 // windowMoves is __tcp_ack_snd_check's condition on the ACK for every
@@ -122,11 +125,12 @@ func (r *receiver) windowAckSent(rcvNxt seqnum.Value) {
 // application read n bytes: an ACK waiting for more than one full-sized
 // segment goes now, as does one that opens the window to at least twice
 // what is left of it; once a round trip, the buffer grows to twice what
-// was read in it, and more while that grows.
+// was read in it, and more while that grows. Patch 0016 needs only the
+// buffer's growth (for windowGrow), not the ACKs.
 // +checklocks:e.mu
 // +checklocksexclude:e.snd.rtt.rttMutex
 func (e *Endpoint) windowRead(n int) {
-	if !e.windowAck || e.rcv == nil || e.snd == nil || !e.EndpointState().connected() {
+	if !(e.windowAck || e.ackClock) || e.rcv == nil || e.snd == nil || !e.EndpointState().connected() {
 		return
 	}
 	r, s := e.rcv, e.snd
@@ -145,6 +149,9 @@ func (e *Endpoint) windowRead(n int) {
 			w.prev = copied
 		}
 		w.measured, w.measuredAt = w.copied, now
+	}
+	if !e.windowAck {
+		return
 	}
 	if r.RcvNxt == s.MaxSentAck {
 		return
