@@ -114,8 +114,10 @@ func (r *receiver) dataReceived(segLen int, psh bool, arrived tcpip.MonotonicTim
 	d.lastRcv = arrived
 	// objbench patches 0011 and 0016: the window as Linux grows it, and
 	// with 0016 the quick ACK tcp_grow_window sets when it grows.
-	if (r.ep.windowAck || r.ep.ackClock) && r.windowGrow() && r.ep.ackClock {
-		d.quick |= 1
+	if r.ep.windowAck || r.ep.ackClock {
+		if grew := r.windowGrow(); grew && r.ep.ackClock {
+			d.quick |= 1
+		}
 	}
 }
 
