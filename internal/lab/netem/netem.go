@@ -276,7 +276,10 @@ func newStack(ep *endpoint, addr net.IP, b Buffers) (*stack.Stack, error) {
 	// grows the window, and for a full-sized one with PSH once the reader
 	// drains; the sender's PSH on each of its chunks (patch 0016).
 	ackClock := tcpip.TCPAckClockOption(true)
-	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf, &tsoDefer, &ackClock)
+	// Data segments as large as Linux's: room for the timestamps only,
+	// not for SACK blocks the flow never sends (patch 0017).
+	mssCache := tcpip.TCPMSSCacheOption(true)
+	opts = append(opts, &sack, &moderate, &cc, &rec, &inline, &dack, &full, &cwndLimited, &cubicEpoch, &sndBuf, &tsoDefer, &ackClock, &mssCache)
 	for _, o := range opts {
 		if e := s.SetTransportProtocolOption(tcp.ProtocolNumber, o); e != nil {
 			return fail(fmt.Sprintf("option %T", o), e)

@@ -587,6 +587,10 @@ type Endpoint struct {
 	// ackClock is objbench patch 0016 (tcpip.TCPAckClockOption).
 	ackClock bool `state:"nosave"`
 
+	// mssCache is objbench patch 0017 (tcpip.TCPMSSCacheOption,
+	// mss_cache.go).
+	mssCache bool `state:"nosave"`
+
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption,
 	// cubic.go).
 	linuxCubic bool `state:"nosave"`
@@ -985,6 +989,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var ac tcpip.TCPAckClockOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &ac); err == nil {
 		e.ackClock = bool(ac)
+	}
+
+	var mc tcpip.TCPMSSCacheOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &mc); err == nil {
+		e.mssCache = bool(mc)
 	}
 
 	var co tcpip.TCPCubicEpochOption

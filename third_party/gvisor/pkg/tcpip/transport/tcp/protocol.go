@@ -130,6 +130,9 @@ type protocol struct {
 	// ackClock is objbench patch 0016 (tcpip.TCPAckClockOption).
 	// +checklocks:mu
 	ackClock bool
+	// mssCache is objbench patch 0017 (tcpip.TCPMSSCacheOption).
+	// +checklocks:mu
+	mssCache bool
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption).
 	// +checklocks:mu
 	linuxCubic bool
@@ -420,6 +423,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPMSSCacheOption:
+		// objbench patch 0017 (mss_cache.go).
+		p.mu.Lock()
+		p.mssCache = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPCubicEpochOption:
 		// objbench patch 0013 (cubic.go).
 		p.mu.Lock()
@@ -598,6 +608,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPAckClockOption:
 		p.mu.RLock()
 		*v = tcpip.TCPAckClockOption(p.ackClock)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPMSSCacheOption:
+		p.mu.RLock()
+		*v = tcpip.TCPMSSCacheOption(p.mssCache)
 		p.mu.RUnlock()
 		return nil
 

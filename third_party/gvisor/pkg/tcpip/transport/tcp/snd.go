@@ -289,7 +289,7 @@ func initSender(ep *Endpoint, iss, irs seqnum.Value, sndWnd seqnum.Size, mss uin
 	// The sender MUST reduce the TCP data length to account for any IP or
 	// TCP options that it is including in the packets that it sends.
 	// See: https://tools.ietf.org/html/rfc6691#section-2
-	maxPayloadSize := int(mss) - ep.maxOptionSize()
+	maxPayloadSize := int(mss) - ep.segmentOptionSize()
 
 	ep.snd = &sender{
 		ep: ep,
@@ -400,7 +400,7 @@ func (s *sender) initLossRecovery() lossRecovery {
 func (s *sender) updateMaxPayloadSize(mtu, count int) {
 	m := mtu - header.TCPMinimumSize
 
-	m -= s.ep.maxOptionSize()
+	m -= s.ep.segmentOptionSize()
 
 	// We don't adjust up for now.
 	if m >= s.MaxPayloadSize {
