@@ -156,7 +156,9 @@ func (t *tunnel) plain(c net.Conn, br *bufio.Reader, req *http.Request, at time.
 // records follows one tunnel's TLS records: the handshake's stamps, and
 // HTTP/1.1 requests inferred from the direction of application data. A
 // TLS 1.3 server's session tickets, arriving between a request's header
-// and body records, split it in two: the count is an estimate.
+// and body records, split it in two: the count is an estimate. An HTTP/2
+// connection is read for its facts only, as internal/wire reads one: its
+// SETTINGS and their acknowledgements change direction as requests do.
 type records struct {
 	t *tunnel
 	c *timeline.Conn
@@ -164,7 +166,18 @@ type records struct {
 	cur *timeline.Request
 	// lastUp says the last application data was the client's.
 	lastUp bool
+	// h2 says the client sent an HTTP/2 SETTINGS acknowledgement.
+	h2 bool
 }
+
+// tls13Overhead is what a TLS 1.3 record adds to its plaintext (the AEAD
+// tag and the inner content type), and settingsAck an HTTP/2 SETTINGS
+// acknowledgement's plaintext (a frame header, no payload), which no
+// HTTP/1.1 request's header is: internal/wire tells HTTP/2 by it too.
+const (
+	tls13Overhead = 17
+	settingsAck   = 9
+)
 
 // copy carries src to dst, reading the TLS record headers as they pass.
 func (rs *records) copy(dst io.Writer, src io.Reader, up bool) {
@@ -232,6 +245,13 @@ func (rs *records) record(typ byte, n int, up bool, at time.Time) {
 			if c.TLSVersion == "1.3" {
 				return // the client's Finished, encrypted
 			}
+		}
+		if up && c.TLSVersion == "1.3" && n-tls13Overhead == settingsAck && !rs.h2 {
+			rs.h2, rs.cur = true, nil
+			c.Read, c.Requests = "connection", nil
+		}
+		if rs.h2 {
+			return
 		}
 		if up {
 			if !rs.lastUp || rs.cur == nil {
