@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/objbench/objbench/internal/timeline"
+	"github.com/objbench/objbench/internal/wire"
 )
 
 // tunnel is the fallback where no namespace can be made: a forward proxy
@@ -170,15 +171,6 @@ type records struct {
 	h2 bool
 }
 
-// tls13Overhead is what a TLS 1.3 record adds to its plaintext (the AEAD
-// tag and the inner content type), and settingsAck an HTTP/2 SETTINGS
-// acknowledgement's plaintext (a frame header, no payload), which no
-// HTTP/1.1 request's header is: internal/wire tells HTTP/2 by it too.
-const (
-	tls13Overhead = 17
-	settingsAck   = 9
-)
-
 // copy carries src to dst, reading the TLS record headers as they pass.
 func (rs *records) copy(dst io.Writer, src io.Reader, up bool) {
 	var hdr [5]byte
@@ -246,7 +238,7 @@ func (rs *records) record(typ byte, n int, up bool, at time.Time) {
 				return // the client's Finished, encrypted
 			}
 		}
-		if up && c.TLSVersion == "1.3" && n-tls13Overhead == settingsAck && !rs.h2 {
+		if up && c.TLSVersion == "1.3" && n-wire.TLS13Overhead == wire.HTTP2SettingsAck && !rs.h2 {
 			rs.h2, rs.cur = true, nil
 			c.Read, c.Requests = "connection", nil
 		}

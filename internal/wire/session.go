@@ -149,7 +149,7 @@ func (s *session) appRecord(dir int) bool {
 func (s *session) overhead() int {
 	switch {
 	case s.v13:
-		return 17
+		return TLS13Overhead
 	case suites[s.sh.suite].chacha:
 		return 16
 	}
@@ -445,6 +445,16 @@ type inferer struct {
 	h2 bool
 }
 
+// TLS13Overhead is what a TLS 1.3 record adds to its plaintext (the AEAD
+// tag and the inner content type), and HTTP2SettingsAck an HTTP/2 SETTINGS
+// acknowledgement's plaintext (a frame header, no payload), which no
+// HTTP/1.1 request's header is: without keys, a client record of that size
+// tells HTTP/2 (here and in explain's CONNECT tunnel).
+const (
+	TLS13Overhead    = 17
+	HTTP2SettingsAck = 9
+)
+
 // continueMax bounds the plaintext of an interim "100 Continue".
 const continueMax = 40
 
@@ -469,7 +479,7 @@ func (in *inferer) record(dir, n int, t0, t1 time.Time) {
 		q.Done = t1
 		return
 	}
-	if n == 9 {
+	if n == HTTP2SettingsAck {
 		in.h2 = true
 	}
 	switch {
