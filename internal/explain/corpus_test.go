@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -98,13 +97,17 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			d := explainProgram(t, tc.argv)
-			e := &d.Explain
-			var ids []string
-			for _, f := range e.Findings {
-				ids = append(ids, f.ID)
+			got := allFindingIDs(d.Explain.Findings)
+			if got != tc.findings && findingIDs(d.Explain.Findings) == tc.findings && !strings.Contains(tc.findings, "explain-not-storage") {
+				// The program's own time is the machine's: a CI runner
+				// once held curl 0.6 s of its 0.81 s, and explain said so
+				// (explain-not-storage). One more run is judged.
+				t.Logf("findings %q on a stalled run (%.2f s of %.2f s not storage); run once more", got, d.Explain.NotStorageS, d.Explain.WallS)
+				d = explainProgram(t, tc.argv)
+				got = allFindingIDs(d.Explain.Findings)
 			}
-			sort.Strings(ids)
-			if got := strings.Join(ids, " "); got != tc.findings {
+			e := &d.Explain
+			if got != tc.findings {
 				var text bytes.Buffer
 				for _, f := range e.Findings {
 					text.WriteString("\n  " + f.ID + ": " + f.Text)

@@ -188,6 +188,16 @@ func findingIDs(fs []document.Finding) string {
 	return strings.Join(ids, " ")
 }
 
+// allFindingIDs is every finding id, sorted, space-separated.
+func allFindingIDs(fs []document.Finding) string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID)
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, " ")
+}
+
 func TestAnalyzeUploads(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
