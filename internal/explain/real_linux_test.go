@@ -153,9 +153,14 @@ func TestRealFallback(t *testing.T) {
 		// SETTINGS exchange changes direction as requests do: curl's three
 		// PUTs read 4 or 5 when they were inferred).
 		read string
+		// tls and alpn are what the ServerHello says in the clear (TLS
+		// 1.3 encrypts the ALPN: HTTP/2 is told by its SETTINGS there).
+		tls, alpn string
 	}{
-		{proto: "HTTP/1.1", flag: "--http1.1", read: "inferred"},
-		{proto: "HTTP/2", flag: "--http2", read: "connection"},
+		{proto: "HTTP/1.1", flag: "--http1.1", read: "inferred", tls: "1.3"},
+		{proto: "HTTP/2", flag: "--http2", read: "connection", tls: "1.3"},
+		{proto: "HTTP/1.1 on TLS 1.2", flag: "--http1.1 --tls-max 1.2", read: "inferred", tls: "1.2", alpn: "http/1.1"},
+		{proto: "HTTP/2 on TLS 1.2", flag: "--http2 --tls-max 1.2", read: "connection", tls: "1.2", alpn: "h2"},
 	} {
 		args := `curl -sSf -o /dev/null -H "Expect:" ` + c.flag
 		for i := range 3 {
@@ -180,6 +185,9 @@ func TestRealFallback(t *testing.T) {
 		for _, conn := range e.Conns {
 			if conn.Read != c.read {
 				t.Errorf("%s: conn %d read %q, want %s", c.proto, conn.ID, conn.Read, c.read)
+			}
+			if conn.TLSVersion != c.tls || conn.ALPN != c.alpn || conn.Cipher == "" {
+				t.Errorf("%s: conn %d TLS %q ALPN %q cipher %q, want TLS %s ALPN %q and the cipher", c.proto, conn.ID, conn.TLSVersion, conn.ALPN, conn.Cipher, c.tls, c.alpn)
 			}
 		}
 		// Inferred from records: a session ticket between a request's

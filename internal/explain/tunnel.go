@@ -19,9 +19,9 @@ import (
 // tunnel is the fallback where no namespace can be made: a forward proxy
 // on loopback, offered through HTTPS_PROXY and HTTP_PROXY, that carries
 // each CONNECT tunnel without decrypting it. It sees connections, the TLS
-// records' direction, sizes and times, and bytes; from the records it
-// infers HTTP/1.1 requests (a run of the client's application data, then
-// the server's). It does not see the program's own TCP (the tunnel ends
+// records' direction, sizes and times, bytes, and what the ServerHello
+// says in the clear; from the records it infers HTTP/1.1 requests (a run
+// of the client's application data, then the server's). It does not see the program's own TCP (the tunnel ends
 // it on loopback), nor a program that ignores HTTPS_PROXY.
 type tunnel struct {
 	srv   loopServer
@@ -154,12 +154,15 @@ func (t *tunnel) plain(c net.Conn, br *bufio.Reader, req *http.Request, at time.
 	t.mu.Unlock()
 }
 
-// records follows one tunnel's TLS records: the handshake's stamps, and
+// records follows one tunnel's TLS records: the handshake's stamps, the
+// ServerHello's facts (version, cipher, and ALPN under TLS 1.2), and
 // HTTP/1.1 requests inferred from the direction of application data. A
 // TLS 1.3 server's session tickets, arriving between a request's header
 // and body records, split it in two: the count is an estimate. An HTTP/2
 // connection is read for its facts only, as internal/wire reads one: its
 // SETTINGS and their acknowledgements change direction as requests do.
+// TLS 1.2's ServerHello names it; under TLS 1.3 the client's SETTINGS
+// acknowledgement tells it.
 type records struct {
 	t *tunnel
 	c *timeline.Conn
@@ -167,8 +170,11 @@ type records struct {
 	cur *timeline.Request
 	// lastUp says the last application data was the client's.
 	lastUp bool
-	// h2 says the client sent an HTTP/2 SETTINGS acknowledgement.
+	// h2 says the connection is HTTP/2: ALPN said so, or the client sent
+	// a SETTINGS acknowledgement.
 	h2 bool
+	// hello says the ServerHello was read (the server's direction only).
+	hello bool
 }
 
 // copy carries src to dst, reading the TLS record headers as they pass.
@@ -186,11 +192,20 @@ func (rs *records) copy(dst io.Writer, src io.Reader, up bool) {
 			return
 		}
 		rs.record(hdr[0], n, up, at)
+		// The server's handshake records up to its ServerHello are kept
+		// as they pass (never held back: the program's timing is its own).
+		var hello []byte
+		if !up && hdr[0] == 22 && !rs.hello {
+			hello = make([]byte, 0, n)
+		}
 		for n > 0 {
 			k, err := src.Read(buf[:min(n, len(buf))])
 			if k > 0 {
 				if _, werr := dst.Write(buf[:k]); werr != nil {
 					return
+				}
+				if hello != nil {
+					hello = append(hello, buf[:k]...)
 				}
 				n -= k
 			}
@@ -203,7 +218,26 @@ func (rs *records) copy(dst io.Writer, src io.Reader, up bool) {
 		if rs.cur != nil && !up {
 			rs.cur.Done = time.Now()
 		}
+		if hello != nil {
+			rs.serverHello(hello)
+		}
 		rs.t.mu.Unlock()
+	}
+}
+
+// serverHello notes what a server's handshake record says in the clear,
+// once it holds the ServerHello (under t.mu).
+func (rs *records) serverHello(body []byte) {
+	f, ok := wire.ReadServerHello(body)
+	if !ok {
+		return // a HelloRetryRequest, or a record after the hello
+	}
+	rs.hello = true
+	c := rs.c
+	c.TLSVersion, c.Cipher, c.ALPN = f.Version, f.Cipher, f.ALPN
+	if f.ALPN == "h2" {
+		rs.h2, rs.cur = true, nil
+		c.Read, c.Requests = "connection", nil
 	}
 }
 
@@ -225,11 +259,13 @@ func (rs *records) record(typ byte, n int, up bool, at time.Time) {
 			c.Handshake = at
 		}
 		if c.TLSVersion == "" {
-			c.TLSVersion = "1.2" // a 1.3 server's answer says otherwise (below)
+			c.TLSVersion = "1.2" // until the ServerHello says (serverHello)
 		}
 	case 23: // application data
 		if !up && c.Handshake.IsZero() {
-			c.TLSVersion = "1.3" // encrypted handshake from the server
+			if !rs.hello {
+				c.TLSVersion = "1.3" // encrypted handshake from the server
+			}
 			return
 		}
 		if up && c.Handshake.IsZero() {

@@ -249,6 +249,34 @@ func readALPN(ext cryptobyte.String) []string {
 	return out
 }
 
+// ServerHelloFacts are what a ServerHello says in the clear: the TLS
+// version, the cipher suite, and the ALPN protocol under TLS 1.2 (TLS 1.3
+// sends its ALPN encrypted: "" there). A reader that sees records but no
+// keys (explain's CONNECT tunnel) learns them from it.
+type ServerHelloFacts struct{ Version, Cipher, ALPN string }
+
+// ReadServerHello reads the ServerHello that begins body, a server's
+// handshake record. It is false when body begins with no whole
+// ServerHello, or with a HelloRetryRequest (the ServerHello comes later).
+func ReadServerHello(body []byte) (ServerHelloFacts, bool) {
+	if len(body) < 4 || body[0] != hsServerHello {
+		return ServerHelloFacts{}, false
+	}
+	n := int(body[1])<<16 | int(body[2])<<8 | int(body[3])
+	if len(body) < 4+n {
+		return ServerHelloFacts{}, false
+	}
+	h, ok := parseHello(body[4:4+n], false)
+	if !ok || h.retry {
+		return ServerHelloFacts{}, false
+	}
+	f := ServerHelloFacts{Version: versionName(h.version), Cipher: tls.CipherSuiteName(h.suite)}
+	if len(h.alpn) > 0 {
+		f.ALPN = h.alpn[0]
+	}
+	return f, true
+}
+
 // encryptedALPN reads the ALPN of TLS 1.3's EncryptedExtensions.
 func encryptedALPN(body []byte) string {
 	s := cryptobyte.String(body)
