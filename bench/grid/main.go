@@ -21,7 +21,11 @@
 // that admits each packet when its reader gets it from the TUN device, as
 // the reference did before 2026-11-27, not when the kernel sent it.
 //
-//	go run ./bench/grid [-ci] [-netns | -readtime] [-match TEXT] [-runs N] [-part I/N] [-list]
+// -counts prints under each row what each path's TCP did (the client's
+// reads, the data segments each ACK answered, the sender's retransmissions
+// and timeouts: reference.Counts), to tell an ACK pace from a loss.
+//
+//	go run ./bench/grid [-ci] [-netns | -readtime] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]
 package main
 
 import (
@@ -44,6 +48,7 @@ func main() {
 	readTime := flag.Bool("readtime", false, "also measure Linux on a wire that admits each packet when its reader gets it from the device, not when the kernel sent it (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
+	counts := flag.Bool("counts", false, "under each row, each path's TCP counts (medians): the client's reads, segments an ACK, retransmissions, timeouts")
 	runs := flag.Int("runs", 0, "transfers per case and path, for each median (default 5; 7 with loss, reordering or duplication)")
 	flag.Parse()
 	var i, n int
@@ -99,6 +104,9 @@ func main() {
 			continue
 		}
 		reference.WriteRow(os.Stdout, row)
+		if *counts {
+			reference.WriteCounts(os.Stdout, row, third)
+		}
 		switch {
 		case row.Busy():
 			busy++

@@ -424,6 +424,26 @@ type Info struct {
 	SendBuffer, RecvBuffer int64
 }
 
+// Counts are the connection's segment counters since it opened: the
+// segments it sent (a receiver's are its ACKs), those it sent again, and
+// its retransmission timeouts; as Linux's TCP_INFO counts them
+// (tcpi_segs_out, tcpi_total_retrans, tcpi_total_rto).
+type Counts struct{ SegmentsOut, Retransmits, Timeouts int64 }
+
+// Sub is what a counted since b.
+func (a Counts) Sub(b Counts) Counts {
+	return Counts{SegmentsOut: a.SegmentsOut - b.SegmentsOut, Retransmits: a.Retransmits - b.Retransmits, Timeouts: a.Timeouts - b.Timeouts}
+}
+
+// Counts reads the connection's counters.
+func (c *Conn) Counts() Counts {
+	st, ok := c.ep.Stats().(*tcp.Stats)
+	if !ok {
+		return Counts{}
+	}
+	return Counts{SegmentsOut: int64(st.SegmentsSent.Value()), Retransmits: int64(st.SendErrors.Retransmits.Value()), Timeouts: int64(st.SendErrors.Timeouts.Value())}
+}
+
 // Info reads the connection's TCP state.
 func (c *Conn) Info() Info {
 	var ti tcpip.TCPInfoOption

@@ -420,6 +420,39 @@ func WriteHeader(w io.Writer, third string) {
 	fmt.Fprintln(w)
 }
 
+// WriteCounts prints, under a row, each path's TCP counts (Result.Counts)
+// as medians over its transfers: the client's reads, the data segments
+// each ACK answered (the sender's segments over the receiver's), the
+// sender's retransmissions and timeouts. Where the lab and Linux part,
+// they say whether the ACK pace or the losses did.
+func WriteCounts(w io.Writer, r Row, third string) {
+	for _, p := range []struct {
+		name string
+		rs   []Result
+	}{{"lab", r.Lab}, {"linux", r.Linux}, {third, r.Third}, {"linux-timed", r.Timed}} {
+		if len(p.rs) == 0 {
+			continue
+		}
+		med := func(f func(Counts) float64) float64 {
+			xs := make([]float64, len(p.rs))
+			for i, x := range p.rs {
+				xs[i] = f(x.Counts)
+			}
+			slices.Sort(xs)
+			return xs[len(xs)/2]
+		}
+		reads := med(func(c Counts) float64 { return float64(c.Reads) })
+		perAck := med(func(c Counts) float64 {
+			if c.Receiver.SegmentsOut == 0 {
+				return 0
+			}
+			return float64(c.Sender.SegmentsOut) / float64(c.Receiver.SegmentsOut)
+		})
+		fmt.Fprintf(w, "    %-12s reads %.0f, %.1f segments an ACK, %.0f retransmitted, %.0f timeouts\n", p.name, reads, perAck,
+			med(func(c Counts) float64 { return float64(c.Sender.Retransmits) }), med(func(c Counts) float64 { return float64(c.Sender.Timeouts) }))
+	}
+}
+
 // WriteRow prints one row of the table.
 func WriteRow(w io.Writer, r Row) {
 	mark := ""

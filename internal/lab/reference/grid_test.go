@@ -120,7 +120,7 @@ func TestStallWatchdog(t *testing.T) {
 	}
 	defer conn.Close()
 	start := time.Now()
-	_, err = transfer(conn, newReader(conn, 500*time.Millisecond), c, 500*time.Millisecond)
+	_, err = transfer(conn, newReader(conn, 500*time.Millisecond, nil), c, 500*time.Millisecond)
 	if !errors.Is(err, ErrStalled) || time.Since(start) > 3*time.Second {
 		t.Errorf("stalled transfer: %v after %v, want ErrStalled after 0.5 s", err, time.Since(start))
 	}
@@ -225,6 +225,49 @@ func TestTimerDecides(t *testing.T) {
 		}
 		if got := line.String(); len(tc.timed) > 0 && !strings.Contains(got, want) {
 			t.Errorf("%s: row %q: want %q", tc.name, got, want)
+		}
+	}
+}
+
+// TestCounts: each path counts what its two ends' TCP did in a transfer,
+// the warming transfer left out: a 1 MiB GET behind 8 packets at 50 Mbit
+// sends at least its 725 data segments, retransmits some (the queue
+// drops), and its receiver ACKs at most every segment and at least every
+// 8th; the client reads it in at most one read a segment.
+func TestCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("transfers on the wire")
+	}
+	paths := []PathStart{{"lab", Lab}}
+	if netns.Available() == nil {
+		paths = append(paths, PathStart{"linux", Linux})
+	}
+	for _, p := range paths {
+		for _, warm := range []bool{false, true} {
+			c := Case{RTT: 10 * time.Millisecond, Rate: 50e6, Queue: 8 * 1500, Op: "GET", Size: 1 << 20, Warm: warm}
+			t.Run(p.Name+" "+c.String(), func(t *testing.T) {
+				rs, _, err := measurePath(context.Background(), Case{RTT: c.RTT, Rate: c.Rate, Queue: c.Queue, Op: c.Op, Size: c.Size, Warm: c.Warm, N: 2}, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data := int64(c.Size / 1448)
+				for _, r := range rs {
+					n := r.Counts
+					t.Logf("%+v", n)
+					if n.Sender.SegmentsOut < data || n.Sender.SegmentsOut > 2*data {
+						t.Errorf("sender: %d segments, want %d to %d (the transfer's alone)", n.Sender.SegmentsOut, data, 2*data)
+					}
+					if n.Sender.Retransmits == 0 || n.Sender.Retransmits > n.Sender.SegmentsOut/2 {
+						t.Errorf("sender: %d retransmitted of %d, want some (8 packets of queue)", n.Sender.Retransmits, n.Sender.SegmentsOut)
+					}
+					if n.Receiver.SegmentsOut < data/8 || n.Receiver.SegmentsOut > n.Sender.SegmentsOut+4 {
+						t.Errorf("receiver: %d segments for the sender's %d, want an ACK for every 1 to 8", n.Receiver.SegmentsOut, n.Sender.SegmentsOut)
+					}
+					if n.Reads < 1 || int64(n.Reads) > n.Sender.SegmentsOut {
+						t.Errorf("client: %d reads of %d segments", n.Reads, n.Sender.SegmentsOut)
+					}
+				}
+			})
 		}
 	}
 }

@@ -213,6 +213,27 @@ type Result struct {
 	// RwndLimited is how long the sender was held by the receiver's
 	// window (the kernel's TCP_INFO; 0 on the lab's stacks).
 	RwndLimited time.Duration
+	// Counts say what the two ends' TCP did in it.
+	Counts Counts
+}
+
+// Counts are one transfer's TCP as both ends counted it: the client's
+// reads that returned data, and each end's segment counters (the
+// receiver's SegmentsOut are its ACKs). Where two paths' times differ they
+// say whether the receiver's ACK pace or the sender's losses did
+// (bench/grid -counts).
+type Counts struct {
+	Reads            int
+	Sender, Receiver netem.Counts
+}
+
+// connCounts are c's counters: the lab's stacks' or the kernel's.
+func connCounts(c net.Conn) netem.Counts {
+	if nc, ok := c.(*netem.Conn); ok {
+		return nc.Counts()
+	}
+	n, _ := kernelCounts(c)
+	return n
 }
 
 // ErrStalled says a transfer made no progress for longer than the stacks'
@@ -243,21 +264,28 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			return out, err
 		}
 		connected := time.Since(start)
-		br := newReader(conn, stall)
+		reads := new(int)
+		br := newReader(conn, stall, reads)
+		var before Counts // a warm connection's counts before the transfer
 		if c.Warm {
 			if _, err := transfer(conn, br, c, stall); err != nil {
 				conn.Close()
 				return out, fmt.Errorf("%s: warming: %w", c, err)
 			}
 			connected = 0
+			before = Counts{Reads: *reads, Sender: connCounts(conn), Receiver: connCounts(acc.last())}
+			if c.Op != http.MethodPut {
+				before.Sender, before.Receiver = before.Receiver, before.Sender
+			}
 		}
 		r, err := transfer(conn, br, c, stall)
 		if err == nil {
-			sender := conn
+			sender, receiver := conn, acc.last()
 			if c.Op != http.MethodPut {
-				sender = acc.last()
+				sender, receiver = receiver, sender
 			}
 			r.RwndLimited = rwndLimited(sender)
+			r.Counts = Counts{Reads: *reads - before.Reads, Sender: connCounts(sender).Sub(before.Sender), Receiver: connCounts(receiver).Sub(before.Receiver)}
 		}
 		conn.Close()
 		if err != nil {
@@ -318,20 +346,26 @@ func serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// newReader reads conn, failing after stall without a byte.
-func newReader(conn net.Conn, stall time.Duration) *bufio.Reader {
-	return bufio.NewReaderSize(progress{conn, stall}, 64<<10)
+// newReader reads conn, failing after stall without a byte, and counts
+// the reads that returned data in reads.
+func newReader(conn net.Conn, stall time.Duration, reads *int) *bufio.Reader {
+	return bufio.NewReaderSize(progress{conn, stall, reads}, 64<<10)
 }
 
 // progress extends conn's deadline by stall at each call.
 type progress struct {
 	conn  net.Conn
 	stall time.Duration
+	reads *int // nil: not counted
 }
 
 func (p progress) Read(b []byte) (int, error) {
 	_ = p.conn.SetDeadline(time.Now().Add(p.stall))
-	return p.conn.Read(b)
+	n, err := p.conn.Read(b)
+	if n > 0 && p.reads != nil {
+		*p.reads++
+	}
+	return n, err
 }
 
 func (p progress) Write(b []byte) (int, error) {
@@ -343,7 +377,7 @@ func (p progress) Write(b []byte) (int, error) {
 func transfer(conn net.Conn, br *bufio.Reader, c Case, stall time.Duration) (Result, error) {
 	var r Result
 	start := time.Now()
-	pw := progress{conn, stall}
+	pw := progress{conn: conn, stall: stall}
 	var err error
 	if c.Op == http.MethodPut {
 		if _, err = fmt.Fprintf(pw, "PUT /k HTTP/1.1\r\nHost: lab\r\nContent-Length: %d\r\n\r\n", c.Size); err == nil {
