@@ -138,5 +138,5 @@ func runRun(ctx context.Context, g *globals, rawTarget string, f *runFlags, fs *
 
 // stepStatus is what the progress line and live status show of st.
 func stepStatus(st *load.Step) terminal.StepStatus {
-	return terminal.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Pacer != nil || st.Pick != nil}
+	return terminal.StepStatus{Workload: st.Workload, Name: st.Name(), Requests: st.Requests, Duration: st.Duration, Paced: st.Paced()}
 }

@@ -94,6 +94,10 @@ func (s *Step) Moved() int64 {
 	return 0
 }
 
+// Paced says the step's requests go at a schedule (a rate or a mix's
+// draws) rather than as fast as they complete: progress shows its pace.
+func (s *Step) Paced() bool { return s.Pacer != nil || s.Pick != nil }
+
 // Name is a short label such as "get 1KiB c=1".
 func (s *Step) Name() string {
 	if s.Workload == Ranges && s.Parts != nil { // the sweep's steps differ by their parts

@@ -210,10 +210,10 @@ func (s *session) clear(dir int, m byte, body []byte, r *record) {
 		}
 		s.sh, s.gotSH = h, true
 		s.v13 = h.version == tls.VersionTLS13
-		tc.TLSVersion = versionName(h.version)
-		tc.Cipher = tls.CipherSuiteName(h.suite)
-		if len(h.alpn) > 0 {
-			tc.ALPN = h.alpn[0]
+		f := h.facts()
+		tc.TLSVersion, tc.Cipher = f.Version, f.Cipher
+		if f.ALPN != "" {
+			tc.ALPN = f.ALPN
 		}
 		switch {
 		case s.v13 && h.psk:

@@ -270,11 +270,16 @@ func ReadServerHello(body []byte) (ServerHelloFacts, bool) {
 	if !ok || h.retry {
 		return ServerHelloFacts{}, false
 	}
+	return h.facts(), true
+}
+
+// facts are what a ServerHello h says in the clear.
+func (h hello) facts() ServerHelloFacts {
 	f := ServerHelloFacts{Version: versionName(h.version), Cipher: tls.CipherSuiteName(h.suite)}
 	if len(h.alpn) > 0 {
 		f.ALPN = h.alpn[0]
 	}
-	return f, true
+	return f
 }
 
 // encryptedALPN reads the ALPN of TLS 1.3's EncryptedExtensions.
