@@ -23,7 +23,9 @@
 //
 // -counts prints under each row what each path's TCP did (the client's
 // reads, the data segments each ACK answered, the sender's retransmissions
-// and timeouts: reference.Counts), to tell an ACK pace from a loss.
+// and timeouts, the packets the wire dropped and the bursts the sender sent
+// them in: reference.Counts), to tell an ACK pace from a loss, and a
+// spurious retransmission (more retransmitted than dropped) from a real one.
 //
 //	go run ./bench/grid [-ci] [-netns | -readtime] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]
 package main
@@ -48,7 +50,7 @@ func main() {
 	readTime := flag.Bool("readtime", false, "also measure Linux on a wire that admits each packet when its reader gets it from the device, not when the kernel sent it (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
-	counts := flag.Bool("counts", false, "under each row, each path's TCP counts (medians): the client's reads, segments an ACK, retransmissions, timeouts")
+	counts := flag.Bool("counts", false, "under each row, each path's TCP counts (medians): the client's reads, segments an ACK, retransmissions, timeouts; the wire's drops and the sender's bursts")
 	runs := flag.Int("runs", 0, "transfers per case and path, for each median (default 5; 7 with loss, reordering or duplication)")
 	flag.Parse()
 	var i, n int

@@ -586,6 +586,47 @@ func TestAdmitWhenSent(t *testing.T) {
 	}
 }
 
+// TestBursts: a sender's packets each sent within BurstGap of the one
+// before are one burst, dropped ones included, and a packet a Pipe's
+// stamp places a little before the latest still joins its burst.
+func TestBursts(t *testing.T) {
+	us := int64(time.Microsecond)
+	for _, tc := range []struct {
+		name string
+		at   []int64 // when each packet was sent, in µs
+		want int64
+	}{
+		{"one", []int64{5000}, 1},
+		{"a window at once", []int64{5000, 5000, 5000, 5000}, 1},
+		{"each within the gap", []int64{1000, 1900, 2800, 3700}, 1},
+		{"two round trips", []int64{0, 12, 40000, 40012, 40024}, 2},
+		{"a gap of exactly BurstGap", []int64{3000, 4000}, 2},
+		{"stamped out of order", []int64{10000, 12000, 11500, 12100}, 2},
+	} {
+		d := newDirection(Path{}, 0, 1500, 1, false)
+		for _, at := range tc.at {
+			d.mu.Lock()
+			d.sent(at * us)
+			d.mu.Unlock()
+		}
+		if got := d.stats().Bursts; got != tc.want {
+			t.Errorf("%s: %d bursts, want %d", tc.name, got, tc.want)
+		}
+	}
+	// Through send: a queue of one packet drops the second of a pair, which
+	// still counts in the burst the sender sent.
+	d := newDirection(Path{Rate: 12e6, Queue: 1500}, 0, 1500, 1, false)
+	d.epoch = d.epoch.Add(-time.Second) // a wire that has run a while
+	data := func() buffer.Buffer { return buffer.MakeWithData(make([]byte, 1500)) }
+	d.sendAt(int64(20*time.Millisecond), 1500, header.IPv4ProtocolNumber, data)
+	d.send(1500, header.IPv4ProtocolNumber, data)
+	d.send(1500, header.IPv4ProtocolNumber, data)
+	if st := d.stats(); st.Bursts != 2 || st.QueueDrops != 1 {
+		t.Errorf("sent 20 ms ago, then a pair: %d bursts, %d dropped; want 2 and 1", st.Bursts, st.QueueDrops)
+	}
+	d.drain()
+}
+
 // TestAckClock: with fork patch 0016 the server's sender marks the last
 // segment of each of its GSO chunks with PSH, and the client's receiver
 // acknowledges at once each segment that grows its window and each

@@ -38,6 +38,7 @@ type direction struct {
 	head, n    int
 	lastDepart int64 // ns since epoch when the bottleneck frees up
 	lastArrive int64 // of the last packet that took the delay
+	lastSend   int64 // ns since epoch of the latest packet sent (Stats.Bursts)
 	rng        *rand.Rand
 	ge         geState    // the bursty loss model's state
 	reorderRnd correlated // reordering's correlated draw
@@ -48,8 +49,8 @@ type direction struct {
 	stopOnce   sync.Once
 	precise    *preciseTimer // nil where there is none: Go's timer
 
-	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated, stamped atomic.Int64
-	lateBy                                                                      int64 // ns
+	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated, stamped, bursts atomic.Int64
+	lateBy                                                                              int64 // ns
 }
 
 // lateBy is how far past its due time a delivered packet counts as late
@@ -93,6 +94,25 @@ func newDirection(p Path, rtt time.Duration, mtu int, seed uint64, precise bool)
 
 func (d *direction) now() int64 { return int64(time.Since(d.epoch)) }
 
+// BurstGap is the silence that ends a burst (Stats.Bursts): a sender's
+// packets each sent within a millisecond of the one before are one burst,
+// as a window's segments leave on one ACK or a few close together.
+const BurstGap = time.Millisecond
+
+// sent counts a packet its sender sent at (ns since the epoch) in the
+// burst it belongs to; d.mu is held. Packets come in the order their
+// senders sent them, but for a Pipe's stamps a few microseconds apart.
+func (d *direction) sent(at int64) {
+	switch {
+	case d.bursts.Load() == 0:
+		d.lastSend = at
+		d.bursts.Add(1)
+	case at-d.lastSend >= int64(BurstGap):
+		d.bursts.Add(1)
+	}
+	d.lastSend = max(d.lastSend, at)
+}
+
 // lose draws whether the loss model drops the next packet.
 func (d *direction) lose() bool {
 	switch {
@@ -118,6 +138,7 @@ func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func(
 // its place behind the bottleneck as of then.
 func (d *direction) sendAt(ago int64, size int, proto tcpip.NetworkProtocolNumber, data func() buffer.Buffer) {
 	d.mu.Lock()
+	d.sent(d.now() - ago)
 	dup := d.p.Duplicate > 0 && d.rng.Float64() < d.p.Duplicate
 	lost := d.lose()
 	if lost && !dup {
@@ -332,7 +353,7 @@ func (d *direction) stop() {
 
 func (d *direction) stats() Stats {
 	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(),
-		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Stamped: d.stamped.Load()}
+		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Stamped: d.stamped.Load(), Bursts: d.bursts.Load()}
 }
 
 // endpoint is a stack's network interface: what the stack writes goes onto

@@ -448,8 +448,9 @@ func WriteCounts(w io.Writer, r Row, third string) {
 			}
 			return float64(c.Sender.SegmentsOut) / float64(c.Receiver.SegmentsOut)
 		})
-		fmt.Fprintf(w, "    %-12s reads %.0f, %.1f segments an ACK, %.0f retransmitted, %.0f timeouts\n", p.name, reads, perAck,
-			med(func(c Counts) float64 { return float64(c.Sender.Retransmits) }), med(func(c Counts) float64 { return float64(c.Sender.Timeouts) }))
+		fmt.Fprintf(w, "    %-12s reads %.0f, %.1f segments an ACK, %.0f retransmitted, %.0f timeouts; the wire dropped %.0f, in %.0f bursts\n", p.name, reads, perAck,
+			med(func(c Counts) float64 { return float64(c.Sender.Retransmits) }), med(func(c Counts) float64 { return float64(c.Sender.Timeouts) }),
+			med(func(c Counts) float64 { return float64(c.Wire.QueueDrops + c.Wire.LossDrops) }), med(func(c Counts) float64 { return float64(c.Wire.Bursts) }))
 	}
 }
 

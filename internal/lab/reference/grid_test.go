@@ -266,6 +266,17 @@ func TestCounts(t *testing.T) {
 					if n.Reads < 1 || int64(n.Reads) > n.Sender.SegmentsOut {
 						t.Errorf("client: %d reads of %d segments", n.Reads, n.Sender.SegmentsOut)
 					}
+					// Every data segment the wire dropped was sent again
+					// (a SYN-ACK or an ACK of the request may be among the
+					// dropped); the sender's packets left in bursts, at least
+					// the handshake's and the data's.
+					dropped := n.Wire.QueueDrops + n.Wire.LossDrops
+					if dropped == 0 || n.Sender.Retransmits < dropped-2 {
+						t.Errorf("wire: %d dropped, the sender retransmitted %d; want some, each retransmitted", dropped, n.Sender.Retransmits)
+					}
+					if sent := n.Wire.Packets + dropped; n.Wire.Bursts < 2 || n.Wire.Bursts > sent {
+						t.Errorf("wire: %d bursts of the sender's %d packets", n.Wire.Bursts, sent)
+					}
 				}
 			})
 		}

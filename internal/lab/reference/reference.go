@@ -225,6 +225,19 @@ type Result struct {
 type Counts struct {
 	Reads            int
 	Sender, Receiver netem.Counts
+	// Wire is what the wire did in the sender's direction: the packets it
+	// dropped (against the sender's retransmissions: the rest were
+	// spurious) and the bursts the sender sent them in.
+	Wire netem.Stats
+}
+
+// dataWay reads p's wire counters in the direction of c's data.
+func dataWay(c Case, p Path) netem.Stats {
+	up, down := p.Stats()
+	if c.Op == http.MethodPut {
+		return up
+	}
+	return down
 }
 
 // connCounts are c's counters: the lab's stacks' or the kernel's.
@@ -259,6 +272,7 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			return out, err
 		}
 		start := time.Now()
+		wire := dataWay(c, p)
 		conn, err := p.Dial(ctx)
 		if err != nil {
 			return out, err
@@ -274,6 +288,7 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			}
 			connected = 0
 			before = Counts{Reads: *reads, Sender: connCounts(conn), Receiver: connCounts(acc.last())}
+			wire = dataWay(c, p)
 			if c.Op != http.MethodPut {
 				before.Sender, before.Receiver = before.Receiver, before.Sender
 			}
@@ -285,7 +300,8 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 				sender, receiver = receiver, sender
 			}
 			r.RwndLimited = rwndLimited(sender)
-			r.Counts = Counts{Reads: *reads - before.Reads, Sender: connCounts(sender).Sub(before.Sender), Receiver: connCounts(receiver).Sub(before.Receiver)}
+			r.Counts = Counts{Reads: *reads - before.Reads, Sender: connCounts(sender).Sub(before.Sender), Receiver: connCounts(receiver).Sub(before.Receiver),
+				Wire: dataWay(c, p).Sub(wire)}
 		}
 		conn.Close()
 		if err != nil {
