@@ -1284,6 +1284,20 @@ func (*TCPMSSCacheOption) isGettableTransportProtocolOption() {}
 
 func (*TCPMSSCacheOption) isSettableTransportProtocolOption() {}
 
+// TCPRACKRecoveryOption has a recovery RACK starts send as the fork's SACK
+// recovery sends (objbench patch 0018): the segments RACK marks lost are
+// sent again in order, at proportional rate reduction's pace (patch 0003),
+// a lost retransmission found as patch 0002 finds it, as Linux's
+// tcp_xmit_retransmit_queue sends what RACK marked within
+// tcp_cwnd_reduction's budget. Upstream's RACK recovery sent every segment
+// it marked at once, up to the window and without PRR: behind a quarter-BDP
+// queue the burst after slow start's overshoot was dropped in turn.
+type TCPRACKRecoveryOption bool
+
+func (*TCPRACKRecoveryOption) isGettableTransportProtocolOption() {}
+
+func (*TCPRACKRecoveryOption) isSettableTransportProtocolOption() {}
+
 // GettableSocketOption is a marker interface for socket options that may be
 // queried.
 type GettableSocketOption interface {

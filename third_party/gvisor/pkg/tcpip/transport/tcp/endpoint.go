@@ -591,6 +591,10 @@ type Endpoint struct {
 	// mss_cache.go).
 	mssCache bool `state:"nosave"`
 
+	// rackRecovery is objbench patch 0018 (tcpip.TCPRACKRecoveryOption,
+	// rack_recovery.go).
+	rackRecovery bool `state:"nosave"`
+
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption,
 	// cubic.go).
 	linuxCubic bool `state:"nosave"`
@@ -994,6 +998,11 @@ func newEndpoint(s *stack.Stack, protocol *protocol, netProto tcpip.NetworkProto
 	var mc tcpip.TCPMSSCacheOption
 	if err := s.TransportProtocolOption(ProtocolNumber, &mc); err == nil {
 		e.mssCache = bool(mc)
+	}
+
+	var rr tcpip.TCPRACKRecoveryOption
+	if err := s.TransportProtocolOption(ProtocolNumber, &rr); err == nil {
+		e.rackRecovery = bool(rr)
 	}
 
 	var co tcpip.TCPCubicEpochOption

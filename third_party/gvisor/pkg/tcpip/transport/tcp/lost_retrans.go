@@ -115,7 +115,8 @@ func (s *sender) setPipe() int {
 				}
 				j = k + 1 // partly SACKed: count the ranges above
 			}
-			if n := len(blocks) - j; n < thresh && bytes[j] < lostBytes {
+			// (objbench patch 0018: nor one RACK marked lost.)
+			if n := len(blocks) - j; n < thresh && bytes[j] < lostBytes && !s.rackLost(s1) {
 				pipe++
 			}
 			if s1.sequenceNumber.LessThanEq(s.FastRecovery.HighRxt) && !s1.rtxLost {

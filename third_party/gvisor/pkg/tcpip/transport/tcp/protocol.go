@@ -133,6 +133,9 @@ type protocol struct {
 	// mssCache is objbench patch 0017 (tcpip.TCPMSSCacheOption).
 	// +checklocks:mu
 	mssCache bool
+	// rackRecovery is objbench patch 0018 (tcpip.TCPRACKRecoveryOption).
+	// +checklocks:mu
+	rackRecovery bool
 	// linuxCubic is objbench patch 0013 (tcpip.TCPCubicEpochOption).
 	// +checklocks:mu
 	linuxCubic bool
@@ -430,6 +433,13 @@ func (p *protocol) SetOption(option tcpip.SettableTransportProtocolOption) tcpip
 		p.mu.Unlock()
 		return nil
 
+	case *tcpip.TCPRACKRecoveryOption:
+		// objbench patch 0018 (rack_recovery.go).
+		p.mu.Lock()
+		p.rackRecovery = bool(*v)
+		p.mu.Unlock()
+		return nil
+
 	case *tcpip.TCPCubicEpochOption:
 		// objbench patch 0013 (cubic.go).
 		p.mu.Lock()
@@ -614,6 +624,12 @@ func (p *protocol) Option(option tcpip.GettableTransportProtocolOption) tcpip.Er
 	case *tcpip.TCPMSSCacheOption:
 		p.mu.RLock()
 		*v = tcpip.TCPMSSCacheOption(p.mssCache)
+		p.mu.RUnlock()
+		return nil
+
+	case *tcpip.TCPRACKRecoveryOption:
+		p.mu.RLock()
+		*v = tcpip.TCPRACKRecoveryOption(p.rackRecovery)
 		p.mu.RUnlock()
 		return nil
 

@@ -433,11 +433,18 @@ func (rc *rackControl) reorderTimerExpired() tcpip.Error {
 
 	fastRetransmit := false
 	if !rc.snd.FastRecovery.Active {
+		if rc.snd.rackRecovery() {
+			rc.snd.rackEnterRecovery() // objbench patch 0018
+		}
 		rc.snd.cc.HandleLossDetected()
 		rc.snd.enterRecovery()
 		fastRetransmit = true
 	}
 
+	if rc.snd.rackRecovery() {
+		rc.snd.rackSend(fastRetransmit) // objbench patch 0018
+		return nil
+	}
 	rc.DoRecovery(nil, fastRetransmit)
 	return nil
 }

@@ -850,7 +850,8 @@ func (s *sender) NextSeg(nextSegHint *segment) (nextSeg, hint *segment, rescueRt
 			if s.FastRecovery.HighRxt.LessThan(segSeq) && segSeq.LessThan(s.ep.scoreboard.maxSACKED) {
 				// NextSeg():
 				//     (1.c) IsLost(S2) returns true.
-				if cur.lost(segSeq) {
+				// (objbench patch 0018: or RACK marked it lost.)
+				if cur.lost(segSeq) || s.rackLost(seg) {
 					return seg, seg.Next(), false
 				}
 
@@ -1683,6 +1684,11 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		//		reordered and RACK.reord is set to TRUE.
 		if s.ep.tcpRecovery&tcpip.TCPRACKLossDetection != 0 {
 			hasDSACK = s.walkSACK(rcvdSeg)
+			// objbench patch 0018: a lost retransmission found as
+			// in SACK recovery (rack_recovery.go).
+			if s.rackRecovery() && s.FastRecovery.Active && rcvdSeg.hasNewSACKInfo {
+				s.markLostRetransmissions()
+			}
 		} else if s.FastRecovery.Active && rcvdSeg.hasNewSACKInfo {
 			s.markLostRetransmissions()
 		}
@@ -1900,6 +1906,12 @@ func (s *sender) handleRcvdSegment(rcvdSeg *segment) {
 		}
 
 		if s.FastRecovery.Active {
+			// objbench patch 0018: sent as SACK recovery sends
+			// (rack_recovery.go), which sends new data too.
+			if s.rackRecovery() {
+				s.lr.DoRecovery(rcvdSeg, fastRetransmit)
+				return
+			}
 			s.rc.DoRecovery(nil, fastRetransmit)
 		}
 	}
