@@ -125,8 +125,8 @@ type Stats struct {
 	Stamped int64
 	// Bursts counts the runs of packets sent each within BurstGap of the
 	// one before, dropped ones included: how a sender spreads its window
-	// over the round trip (a Linux sender behind 8 packets at 100 ms sent
-	// 550 to 630 a 4 MiB GET, the lab's 330 to 450; docs/lab.md).
+	// over the round trip, where Linux's and the lab's differ behind 8
+	// packets (docs/lab.md, "RACK, its recovery as SACK's").
 	Bursts int64
 }
 

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -373,8 +374,8 @@ func TestRACKRecovery(t *testing.T) {
 		}
 		c := dialServed(t, n)
 		meter := NewLateMeter(n.Stats)
-		// Upstream's recovery has taken 114 retransmission timeouts
-		// (40 s) for this GET: bounded here.
+		// Upstream's recovery has taken up to 177 retransmission
+		// timeouts and a minute for this GET: bounded here.
 		_ = c.SetDeadline(time.Now().Add(90 * time.Second))
 		var req [8]byte
 		binary.BigEndian.PutUint64(req[:], size)
@@ -392,17 +393,25 @@ func TestRACKRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	offDrops, offRetx, offRTO, offLate, err := run(false)
-	if err != nil {
-		t.Fatalf("upstream's recovery: %v", err)
-	}
-	t.Logf("4 MiB behind a quarter BDP: %d dropped, %d retransmitted, %d timeouts; upstream's recovery %d, %d, %d",
-		onDrops, onRetx, onRTO, offDrops, offRetx, offRTO)
-	if late := max(onLate, offLate); late > BusyShare {
-		t.Skipf("not judged: %.0f%% of the packets came late on this machine", 100*late)
+	t.Logf("4 MiB behind a quarter BDP: %d dropped, %d retransmitted, %d timeouts", onDrops, onRetx, onRTO)
+	if onLate > BusyShare {
+		t.Skipf("not judged: %.0f%% of the packets came late on this machine", 100*onLate)
 	}
 	if onDrops == 0 || onDrops > 400 || onRetx > onDrops+onDrops/4 {
 		t.Errorf("with the patch %d dropped and %d retransmitted: want some drops, under 400 (Linux's 156), each retransmitted about once", onDrops, onRetx)
+	}
+	offDrops, offRetx, offRTO, offLate, err := run(false)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Logf("upstream's recovery did not finish the GET in 90 s")
+		return
+	}
+	if err != nil {
+		t.Fatalf("upstream's recovery: %v", err)
+	}
+	t.Logf("upstream's recovery: %d dropped, %d retransmitted, %d timeouts", offDrops, offRetx, offRTO)
+	if offLate > BusyShare {
+		t.Skipf("not judged: %.0f%% of the packets came late on this machine", 100*offLate)
 	}
 	if offDrops < 2*onDrops {
 		t.Errorf("upstream's recovery %d dropped, the patch's %d: want upstream's at least twice", offDrops, onDrops)
