@@ -1,6 +1,7 @@
 package netem
 
 import (
+	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -78,7 +79,8 @@ func seeds(seed uint64) (up, down uint64) {
 func newDirection(p Path, rtt time.Duration, mtu int, seed uint64, precise bool) *direction {
 	d := &direction{p: p, queue: p.Queue, epoch: time.Now(), wake: make(chan struct{}, 1),
 		done: make(chan struct{}), exited: make(chan struct{}), fifo: make([]packet, 256),
-		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), lateBy: int64(lateBy(rtt))}
+		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), lateBy: int64(lateBy(rtt)),
+		lastSend: math.MinInt64 / 2} // the first packet starts a burst
 	if precise {
 		d.precise = newPreciseTimer()
 	}
@@ -103,11 +105,7 @@ const BurstGap = time.Millisecond
 // burst it belongs to; d.mu is held. Packets come in the order their
 // senders sent them, but for a Pipe's stamps a few microseconds apart.
 func (d *direction) sent(at int64) {
-	switch {
-	case d.bursts.Load() == 0:
-		d.lastSend = at
-		d.bursts.Add(1)
-	case at-d.lastSend >= int64(BurstGap):
+	if at-d.lastSend >= int64(BurstGap) {
 		d.bursts.Add(1)
 	}
 	d.lastSend = max(d.lastSend, at)

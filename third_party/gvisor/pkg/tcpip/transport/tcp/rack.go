@@ -442,7 +442,7 @@ func (rc *rackControl) reorderTimerExpired() tcpip.Error {
 	}
 
 	if rc.snd.rackRecovery() {
-		rc.snd.rackSend(fastRetransmit) // objbench patch 0018
+		rc.snd.lr.DoRecovery(nil, fastRetransmit) // objbench patch 0018
 		return nil
 	}
 	rc.DoRecovery(nil, fastRetransmit)

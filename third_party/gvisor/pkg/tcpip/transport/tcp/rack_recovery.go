@@ -56,20 +56,3 @@ func (s *sender) rackEnterRecovery() {
 	s.prrEnter(s.SndCwnd)
 	s.prrBeforeAck()
 }
-
-// rackSend sends in a recovery RACK started: the fast retransmission first
-// when it has just started, then what the SACK recovery's walk allows.
-//
-// +checklocks:s.ep.mu
-// +checklocksexclude:s.rtt.rttMutex
-func (s *sender) rackSend(fastRetransmit bool) {
-	sr, ok := s.lr.(*sackRecovery)
-	if !ok {
-		return
-	}
-	if fastRetransmit {
-		s.resendSegment()
-	}
-	dataSent := sr.handleSACKRecovery(s.MaxPayloadSize, s.SndUna.Add(s.SndWnd))
-	s.postXmit(dataSent, true /* shouldScheduleProbe */)
-}

@@ -120,7 +120,8 @@ func (sr *sackRecovery) DoRecovery(rcvdSeg *segment, fastRetransmit bool) {
 	}
 
 	// We are in fast recovery mode. Ignore the ack if it's out of range.
-	if ack := rcvdSeg.ackNumber; !ack.InRange(snd.SndUna, snd.SndNxt+1) {
+	// (objbench patch 0018: no ACK when RACK's reorder timer calls.)
+	if rcvdSeg != nil && !rcvdSeg.ackNumber.InRange(snd.SndUna, snd.SndNxt+1) {
 		return
 	}
 
