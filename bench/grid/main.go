@@ -23,8 +23,9 @@
 //
 // -counts prints under each row what each path's TCP did (the client's
 // reads, the data segments each ACK answered, the sender's retransmissions
-// and timeouts, the packets the wire dropped and the bursts the sender sent
-// them in: reference.Counts), to tell an ACK pace from a loss, and a
+// and timeouts, the packets the wire dropped and in how many episodes (a
+// window's drops, one cut of the sender's window), the bursts the sender
+// sent its packets in: reference.Counts), to tell an ACK pace from a loss, and a
 // spurious retransmission (more retransmitted than dropped) from a real one.
 //
 //	go run ./bench/grid [-ci] [-netns | -readtime] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]

@@ -128,13 +128,18 @@ type Stats struct {
 	// over the round trip, where Linux's and the lab's differ behind 8
 	// packets (docs/lab.md, "RACK, its recovery as SACK's").
 	Bursts int64
+	// Episodes counts the drops' episodes: runs of drops within a round
+	// trip of the first, each one cut of a sender's window (a window's
+	// drops are recovered together), so the sender regrew its window
+	// Episodes times.
+	Episodes int64
 }
 
 // Sub is what the wire counted since b, read from it before a.
 func (a Stats) Sub(b Stats) Stats {
 	return Stats{Packets: a.Packets - b.Packets, Bytes: a.Bytes - b.Bytes, QueueDrops: a.QueueDrops - b.QueueDrops,
 		LossDrops: a.LossDrops - b.LossDrops, Reordered: a.Reordered - b.Reordered, Duplicated: a.Duplicated - b.Duplicated,
-		Late: a.Late - b.Late, Stamped: a.Stamped - b.Stamped, Bursts: a.Bursts - b.Bursts}
+		Late: a.Late - b.Late, Stamped: a.Stamped - b.Stamped, Bursts: a.Bursts - b.Bursts, Episodes: a.Episodes - b.Episodes}
 }
 
 // BusyShare is the share of late packets (Stats.Late) over which a

@@ -704,6 +704,49 @@ func TestBursts(t *testing.T) {
 	d.drain()
 }
 
+// TestEpisodes: drops within a round trip of an episode's first drop are
+// that episode's; one a round trip or more later begins the next, and so
+// does the first, however early.
+func TestEpisodes(t *testing.T) {
+	ms := int64(time.Millisecond)
+	for _, tc := range []struct {
+		name string
+		at   []int64 // when each packet was dropped, in ms
+		want int64
+	}{
+		{"none", nil, 0},
+		{"one at the start", []int64{0}, 1},
+		{"a window's drops", []int64{100, 101, 120, 139}, 1},
+		{"exactly a round trip later", []int64{100, 140}, 2},
+		{"each within a round trip of the one before, not of the first", []int64{100, 130, 160, 190}, 2},
+		{"three round trips apart", []int64{100, 200, 300}, 3},
+	} {
+		d := newDirection(Path{}, 40*time.Millisecond, 1500, 1, false)
+		for _, at := range tc.at {
+			d.mu.Lock()
+			d.dropped(at * ms)
+			d.mu.Unlock()
+		}
+		if got := d.stats().Episodes; got != tc.want {
+			t.Errorf("%s: %d episodes, want %d", tc.name, got, tc.want)
+		}
+	}
+	// Through send: a queue of one packet drops the rest of a window sent
+	// at once, one episode; the next round trip's window another.
+	d := newDirection(Path{Rate: 12e6, Queue: 1500}, 40*time.Millisecond, 1500, 1, false)
+	d.epoch = d.epoch.Add(-time.Second)
+	data := func() buffer.Buffer { return buffer.MakeWithData(make([]byte, 1500)) }
+	for _, ago := range []time.Duration{50 * time.Millisecond, 0} {
+		for range 4 {
+			d.sendAt(int64(ago), 1500, header.IPv4ProtocolNumber, data)
+		}
+	}
+	if st := d.stats(); st.QueueDrops != 6 || st.Episodes != 2 {
+		t.Errorf("two windows of 4, a round trip apart, behind one packet: %d dropped in %d episodes; want 6 in 2", st.QueueDrops, st.Episodes)
+	}
+	d.drain()
+}
+
 // TestAckClock: with fork patch 0016 the server's sender marks the last
 // segment of each of its GSO chunks with PSH, and the client's receiver
 // acknowledges at once each segment that grows its window and each

@@ -34,24 +34,26 @@ type direction struct {
 	flush func()
 	epoch time.Time
 
-	mu         sync.Mutex
-	fifo       []packet // ring: fifo[head:] then fifo[:tail]
-	head, n    int
-	lastDepart int64 // ns since epoch when the bottleneck frees up
-	lastArrive int64 // of the last packet that took the delay
-	lastSend   int64 // ns since epoch of the latest packet sent (Stats.Bursts)
-	rng        *rand.Rand
-	ge         geState    // the bursty loss model's state
-	reorderRnd correlated // reordering's correlated draw
-	armed      bool       // run waits on precise for the head: a new head re-arms it
-	wake       chan struct{}
-	done       chan struct{}
-	exited     chan struct{}
-	stopOnce   sync.Once
-	precise    *preciseTimer // nil where there is none: Go's timer
+	mu          sync.Mutex
+	fifo        []packet // ring: fifo[head:] then fifo[:tail]
+	head, n     int
+	lastDepart  int64 // ns since epoch when the bottleneck frees up
+	lastArrive  int64 // of the last packet that took the delay
+	lastSend    int64 // ns since epoch of the latest packet sent (Stats.Bursts)
+	lastEpisode int64 // ns since epoch of the drop that began the latest episode (Stats.Episodes)
+	rtt         int64 // ns: the path's round trip, an episode's length
+	rng         *rand.Rand
+	ge          geState    // the bursty loss model's state
+	reorderRnd  correlated // reordering's correlated draw
+	armed       bool       // run waits on precise for the head: a new head re-arms it
+	wake        chan struct{}
+	done        chan struct{}
+	exited      chan struct{}
+	stopOnce    sync.Once
+	precise     *preciseTimer // nil where there is none: Go's timer
 
-	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated, stamped, bursts atomic.Int64
-	lateBy                                                                              int64 // ns
+	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated, stamped, bursts, episodes atomic.Int64
+	lateBy                                                                                        int64 // ns
 }
 
 // lateBy is how far past its due time a delivered packet counts as late
@@ -80,7 +82,8 @@ func newDirection(p Path, rtt time.Duration, mtu int, seed uint64, precise bool)
 	d := &direction{p: p, queue: p.Queue, epoch: time.Now(), wake: make(chan struct{}, 1),
 		done: make(chan struct{}), exited: make(chan struct{}), fifo: make([]packet, 256),
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), lateBy: int64(lateBy(rtt)),
-		lastSend: math.MinInt64 / 2} // the first packet starts a burst
+		lastSend: math.MinInt64 / 2, lastEpisode: math.MinInt64 / 2, // the first packet starts a burst, the first drop an episode
+		rtt: int64(rtt)}
 	if precise {
 		d.precise = newPreciseTimer()
 	}
@@ -111,6 +114,18 @@ func (d *direction) sent(at int64) {
 	d.lastSend = max(d.lastSend, at)
 }
 
+// dropped counts a drop, at ns since the epoch, in its episode; d.mu is
+// held. A drop a round trip or more after the one that began the latest
+// episode begins another: a sender cuts its window once for the drops of
+// one round trip, so two stacks that drop as many packets in different
+// episodes regrow their windows a different number of times.
+func (d *direction) dropped(at int64) {
+	if at-d.lastEpisode >= d.rtt {
+		d.episodes.Add(1)
+		d.lastEpisode = at
+	}
+}
+
 // lose draws whether the loss model drops the next packet.
 func (d *direction) lose() bool {
 	switch {
@@ -136,10 +151,12 @@ func (d *direction) send(size int, proto tcpip.NetworkProtocolNumber, data func(
 // its place behind the bottleneck as of then.
 func (d *direction) sendAt(ago int64, size int, proto tcpip.NetworkProtocolNumber, data func() buffer.Buffer) {
 	d.mu.Lock()
-	d.sent(d.now() - ago)
+	at := d.now() - ago
+	d.sent(at)
 	dup := d.p.Duplicate > 0 && d.rng.Float64() < d.p.Duplicate
 	lost := d.lose()
 	if lost && !dup {
+		d.dropped(at)
 		d.mu.Unlock()
 		d.lossDrops.Add(1)
 		return
@@ -153,6 +170,7 @@ func (d *direction) sendAt(ago int64, size int, proto tcpip.NetworkProtocolNumbe
 	if dup && !lost {
 		if d.lose() {
 			dupe.Release()
+			d.dropped(at)
 			d.lossDrops.Add(1)
 		} else {
 			d.duplicated.Add(1)
@@ -184,6 +202,7 @@ func (d *direction) admit(ago int64, size int, proto tcpip.NetworkProtocolNumber
 		backlog := float64(start-now) * float64(d.p.Rate) / 8 / 1e9 // bytes still queued
 		if int(backlog)+size > d.queue {
 			data.Release()
+			d.dropped(now)
 			d.queueDrops.Add(1)
 			return false
 		}
@@ -351,7 +370,7 @@ func (d *direction) stop() {
 
 func (d *direction) stats() Stats {
 	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(),
-		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Stamped: d.stamped.Load(), Bursts: d.bursts.Load()}
+		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Stamped: d.stamped.Load(), Bursts: d.bursts.Load(), Episodes: d.episodes.Load()}
 }
 
 // endpoint is a stack's network interface: what the stack writes goes onto

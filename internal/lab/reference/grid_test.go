@@ -277,6 +277,9 @@ func TestCounts(t *testing.T) {
 					if sent := n.Wire.Packets + dropped; n.Wire.Bursts < 2 || n.Wire.Bursts > sent {
 						t.Errorf("wire: %d bursts of the sender's %d packets", n.Wire.Bursts, sent)
 					}
+					if n.Wire.Episodes < 1 || n.Wire.Episodes > dropped {
+						t.Errorf("wire: %d drops in %d episodes", dropped, n.Wire.Episodes)
+					}
 				}
 			})
 		}
