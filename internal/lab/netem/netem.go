@@ -120,6 +120,10 @@ type Stats struct {
 	// trip on paths over 40 ms) after they were due: the machine's CPU,
 	// not the wire, held them.
 	Late int64
+	// Tardy counts packets delivered TardyBy or more after they were due,
+	// the late ones included: behind a small queue a wire that hands a
+	// few ACKs over together turns their answers into one burst.
+	Tardy int64
 	// Stamped counts packets a Pipe admitted when their kernel sent them
 	// (SendStamper), not when its reader got them.
 	Stamped int64
@@ -139,7 +143,7 @@ type Stats struct {
 func (a Stats) Sub(b Stats) Stats {
 	return Stats{Packets: a.Packets - b.Packets, Bytes: a.Bytes - b.Bytes, QueueDrops: a.QueueDrops - b.QueueDrops,
 		LossDrops: a.LossDrops - b.LossDrops, Reordered: a.Reordered - b.Reordered, Duplicated: a.Duplicated - b.Duplicated,
-		Late: a.Late - b.Late, Stamped: a.Stamped - b.Stamped, Bursts: a.Bursts - b.Bursts, Episodes: a.Episodes - b.Episodes}
+		Late: a.Late - b.Late, Tardy: a.Tardy - b.Tardy, Stamped: a.Stamped - b.Stamped, Bursts: a.Bursts - b.Bursts, Episodes: a.Episodes - b.Episodes}
 }
 
 // BusyShare is the share of late packets (Stats.Late) over which a

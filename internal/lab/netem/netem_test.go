@@ -747,6 +747,21 @@ func TestEpisodes(t *testing.T) {
 	d.drain()
 }
 
+// TestTardy: a packet handed over TardyBy or more after its time counts
+// as tardy, one over lateBy as late and tardy both, one on time as
+// neither.
+func TestTardy(t *testing.T) {
+	d := newDirection(Path{}, 40*time.Millisecond, 1500, 1, false)
+	d.epoch = d.epoch.Add(-time.Second)
+	d.out = func(_ tcpip.NetworkProtocolNumber, b buffer.Buffer) { b.Release() }
+	for _, ago := range []time.Duration{-time.Second, 2 * TardyBy, 3 * time.Millisecond} {
+		d.deliver(packet{at: d.now() - int64(ago), data: buffer.MakeWithData(make([]byte, 100))})
+	}
+	if st := d.stats(); st.Packets != 3 || st.Tardy != 2 || st.Late != 1 {
+		t.Errorf("on time, %v late and 3 ms late: %d delivered, %d tardy, %d late; want 3, 2, 1", 2*TardyBy, st.Packets, st.Tardy, st.Late)
+	}
+}
+
 // TestAckClock: with fork patch 0016 the server's sender marks the last
 // segment of each of its GSO chunks with PSH, and the client's receiver
 // acknowledges at once each segment that grows its window and each

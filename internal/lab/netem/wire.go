@@ -52,8 +52,8 @@ type direction struct {
 	stopOnce    sync.Once
 	precise     *preciseTimer // nil where there is none: Go's timer
 
-	packets, bytes, queueDrops, lossDrops, late, reordered, duplicated, stamped, bursts, episodes atomic.Int64
-	lateBy                                                                                        int64 // ns
+	packets, bytes, queueDrops, lossDrops, late, tardy, reordered, duplicated, stamped, bursts, episodes atomic.Int64
+	lateBy                                                                                               int64 // ns
 }
 
 // lateBy is how far past its due time a delivered packet counts as late
@@ -98,6 +98,13 @@ func newDirection(p Path, rtt time.Duration, mtu int, seed uint64, precise bool)
 }
 
 func (d *direction) now() int64 { return int64(time.Since(d.epoch)) }
+
+// TardyBy is how far past its due time a delivered packet counts as tardy
+// (Stats.Tardy): over a packet's time at 200 Mbit, and more than the few
+// tens of microseconds the wire takes when its goroutine's CPU is awake.
+// A CPU that sleeps between a wire's packets wakes later than that
+// (docs/lab.md, "The wire's own precision behind 8 packets").
+const TardyBy = 100 * time.Microsecond
 
 // BurstGap is the silence that ends a burst (Stats.Bursts): a sender's
 // packets each sent within a millisecond of the one before are one burst,
@@ -333,8 +340,12 @@ func (d *direction) run() {
 }
 
 func (d *direction) deliver(p packet) {
-	if d.now()-p.at > d.lateBy {
+	switch l := d.now() - p.at; {
+	case l > d.lateBy:
 		d.late.Add(1)
+		fallthrough
+	case l >= int64(TardyBy):
+		d.tardy.Add(1)
 	}
 	d.packets.Add(1)
 	d.bytes.Add(p.data.Size())
@@ -370,7 +381,7 @@ func (d *direction) stop() {
 
 func (d *direction) stats() Stats {
 	return Stats{Packets: d.packets.Load(), Bytes: d.bytes.Load(), QueueDrops: d.queueDrops.Load(), LossDrops: d.lossDrops.Load(),
-		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Stamped: d.stamped.Load(), Bursts: d.bursts.Load(), Episodes: d.episodes.Load()}
+		Reordered: d.reordered.Load(), Duplicated: d.duplicated.Load(), Late: d.late.Load(), Tardy: d.tardy.Load(), Stamped: d.stamped.Load(), Bursts: d.bursts.Load(), Episodes: d.episodes.Load()}
 }
 
 // endpoint is a stack's network interface: what the stack writes goes onto

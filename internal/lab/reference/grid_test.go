@@ -280,6 +280,9 @@ func TestCounts(t *testing.T) {
 					if n.Wire.Episodes < 1 || n.Wire.Episodes > dropped {
 						t.Errorf("wire: %d drops in %d episodes", dropped, n.Wire.Episodes)
 					}
+					if n.Back.Packets < n.Receiver.SegmentsOut/2 || n.Back.Packets > n.Receiver.SegmentsOut+5 || n.Back.Tardy > n.Back.Packets || n.Wire.Tardy > n.Wire.Packets {
+						t.Errorf("wire: %d of the receiver's %d segments delivered back, %d tardy (the data: %d of %d)", n.Back.Packets, n.Receiver.SegmentsOut, n.Back.Tardy, n.Wire.Tardy, n.Wire.Packets)
+					}
 				}
 			})
 		}

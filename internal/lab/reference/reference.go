@@ -229,15 +229,18 @@ type Counts struct {
 	// dropped (against the sender's retransmissions: the rest were
 	// spurious) and the bursts the sender sent them in.
 	Wire netem.Stats
+	// Back is what it did in the receiver's direction, to its ACKs: those
+	// it handed over tardy (netem.Stats.Tardy) reach the sender together.
+	Back netem.Stats
 }
 
-// dataWay reads p's wire counters in the direction of c's data.
-func dataWay(c Case, p Path) netem.Stats {
+// ways reads p's wire counters in the direction of c's data and back.
+func ways(c Case, p Path) (data, back netem.Stats) {
 	up, down := p.Stats()
 	if c.Op == http.MethodPut {
-		return up
+		return up, down
 	}
-	return down
+	return down, up
 }
 
 // connCounts are c's counters: the lab's stacks' or the kernel's.
@@ -272,7 +275,7 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			return out, err
 		}
 		start := time.Now()
-		wire := dataWay(c, p)
+		wire, back := ways(c, p)
 		conn, err := p.Dial(ctx)
 		if err != nil {
 			return out, err
@@ -288,7 +291,7 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 			}
 			connected = 0
 			before = Counts{Reads: *reads, Sender: connCounts(conn), Receiver: connCounts(acc.last())}
-			wire = dataWay(c, p)
+			wire, back = ways(c, p)
 			if c.Op != http.MethodPut {
 				before.Sender, before.Receiver = before.Receiver, before.Sender
 			}
@@ -300,8 +303,9 @@ func Measure(ctx context.Context, p Path, c Case, n int, stall time.Duration) ([
 				sender, receiver = receiver, sender
 			}
 			r.RwndLimited = rwndLimited(sender)
+			w, b := ways(c, p)
 			r.Counts = Counts{Reads: *reads - before.Reads, Sender: connCounts(sender).Sub(before.Sender), Receiver: connCounts(receiver).Sub(before.Receiver),
-				Wire: dataWay(c, p).Sub(wire)}
+				Wire: w.Sub(wire), Back: b.Sub(back)}
 		}
 		conn.Close()
 		if err != nil {
