@@ -28,7 +28,13 @@
 // sent its packets in: reference.Counts), to tell an ACK pace from a loss, and a
 // spurious retransmission (more retransmitted than dropped) from a real one.
 //
-//	go run ./bench/grid [-ci] [-netns | -readtime] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]
+// -exact puts both paths on an exact wire (netem.Config.Exact): its CPU
+// stays awake for the last 300 µs before each packet's time, where a
+// sleeping one wakes 100 to 250 µs late and, behind 8 packets, that moves
+// either TCP by twice (docs/lab.md, "The wire's own precision behind 8
+// packets"). It costs up to a core a way while packets are in flight.
+//
+//	go run ./bench/grid [-ci] [-netns | -readtime] [-exact] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]
 package main
 
 import (
@@ -48,6 +54,7 @@ func main() {
 	match := flag.String("match", "", "only cases whose description contains TEXT (e.g. \"50Mbit\", \"PUT\")")
 	skip := flag.String("skip", "", "leave out cases whose description contains TEXT (e.g. \"Mbit\": the rows behind a bottleneck)")
 	withNetns := flag.Bool("netns", false, "also measure the lab's netns path (a third column)")
+	exact := flag.Bool("exact", false, "both paths on an exact wire, whose CPU stays awake for the last 300 µs before each packet's time (costs up to a core a way; the rows behind a bottleneck: Linux's autotuning stalls on it without one)")
 	readTime := flag.Bool("readtime", false, "also measure Linux on a wire that admits each packet when its reader gets it from the device, not when the kernel sent it (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
@@ -88,6 +95,9 @@ func main() {
 		os.Exit(2)
 	}
 	paths, third := reference.Paths, ""
+	if *exact {
+		paths = reference.ExactPaths
+	}
 	switch {
 	case *withNetns:
 		paths, third = append(paths, reference.NetnsPath), "netns"
@@ -98,7 +108,7 @@ func main() {
 	outside, busy, spreads, timers := 0, 0, 0, 0
 	for _, c := range cases {
 		row, err := reference.RunWith(ctx, c, paths)
-		if err == nil {
+		if err == nil && !*exact {
 			row, err = reference.CheckTimer(ctx, row)
 		}
 		if err != nil {
@@ -125,6 +135,9 @@ func main() {
 	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss, reordering or duplication), %d not judged: the machine held over 5%% of either path's packets late; %d where Linux's own runs spread over twice the tolerance, with the lab's median inside them; %d where the wire's timer decides (Linux's median moves beyond the tolerance when the wire delivers each packet at its own time, as the lab's does), with the lab's median inside Linux's runs on both\n", outside, busy, spreads, timers)
 	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered late: over 2 ms (a 20th of the round trip beyond 40 ms) after their time")
 	fmt.Println("spread: Linux's own runs, slowest less fastest, against their median")
+	if *exact {
+		fmt.Println("exact: both paths on a wire that keeps its CPU awake for the last 300 µs before each packet's time (netem.Config.Exact); no check on the lab's timer")
+	}
 	switch {
 	case *withNetns:
 		fmt.Println("netns: the lab's netns path (the reference's setup: kernel TCP, CUBIC at both ends), measured again; its diff is the reference's own spread")

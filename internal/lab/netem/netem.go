@@ -86,6 +86,15 @@ type Config struct {
 	// NewPipe): the grid's check of whether the wire's timing, not TCP,
 	// decides a row (reference.CheckTimer).
 	Precise bool
+	// Exact has each way of the wire keep its CPU awake for the last
+	// SpinFor before each packet's time, rather than sleep through it:
+	// a CPU that sleeps between packets wakes a tenth of a millisecond
+	// late or more, enough to hand a few ACKs over together and, behind a
+	// small queue, to decide the transfer (docs/lab.md, "The wire's own
+	// precision behind 8 packets"). It costs up to a core a way while
+	// packets are in flight: the grid's (bench/grid.sh -exact), not a
+	// user's. A Pipe needs Precise with it.
+	Exact bool
 	// AdmitOnRead has a Pipe admit each packet when its reader gets it
 	// from the device, not when the device's kernel sent it
 	// (SendStamper): the reference's wire before 2026-11-27, kept to
@@ -237,6 +246,9 @@ func New(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n.up.flush, n.down.flush = se.queued, ce.queued // set by newStack
+	if cfg.Exact {
+		n.up.spin, n.down.spin = int64(SpinFor), int64(SpinFor)
+	}
 	go n.up.run()
 	go n.down.run()
 	return n, nil

@@ -747,6 +747,64 @@ func TestEpisodes(t *testing.T) {
 	d.drain()
 }
 
+// TestExact: an exact wire (Config.Exact), spinning before each packet's
+// time, still hands none over before it, in order, and loses none; its
+// spin ends when a new head arrives (send's wake), which may be due first.
+func TestExact(t *testing.T) {
+	const delay = 2 * time.Millisecond
+	for _, precise := range []bool{true, false} {
+		d := newDirection(Path{Delay: delay}, 2*delay, 1500, 5, precise)
+		d.spin = int64(SpinFor)
+		var mu sync.Mutex
+		var order []uint64
+		early := 0
+		d.out = func(_ tcpip.NetworkProtocolNumber, b buffer.Buffer) {
+			p := b.Flatten()
+			b.Release()
+			mu.Lock()
+			defer mu.Unlock()
+			if d.now() < int64(binary.BigEndian.Uint64(p[8:])) {
+				early++
+			}
+			order = append(order, binary.BigEndian.Uint64(p))
+		}
+		go d.run()
+		const n = 100
+		for id := range uint64(n) {
+			d.send(100, header.IPv4ProtocolNumber, func() buffer.Buffer {
+				p := make([]byte, 16)
+				binary.BigEndian.PutUint64(p, id)
+				binary.BigEndian.PutUint64(p[8:], uint64(d.now()+int64(delay))) // its time
+				return buffer.MakeWithData(p)
+			})
+			time.Sleep(150 * time.Microsecond)
+		}
+		time.Sleep(3 * delay)
+		d.stop()
+		mu.Lock()
+		if len(order) != n || early != 0 {
+			t.Errorf("precise %v: %d of %d handed over, %d before their time; want all, none early", precise, len(order), n, early)
+		}
+		for i, id := range order {
+			if id != uint64(i) {
+				t.Errorf("precise %v: packet %d handed over %d-th", precise, id, i)
+				break
+			}
+		}
+		mu.Unlock()
+	}
+	d := newDirection(Path{}, 0, 1500, 1, false)
+	done := make(chan struct{})
+	go func() { d.spinUntil(d.now() + int64(time.Hour)); close(done) }()
+	d.wake <- struct{}{}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("spinning for a packet an hour away, a new head's wake did not end the spin")
+	}
+	d.spinUntil(d.now() - 1) // a time past: at once
+}
+
 // TestTardy: a packet handed over TardyBy or more after its time counts
 // as tardy, one over lateBy as late and tardy both, one on time as
 // neither.

@@ -44,6 +44,9 @@ func NewPipe(cfg Config, client, server io.ReadWriteCloser) (*Pipe, error) {
 	up, down := seeds(cfg.Seed)
 	p := &Pipe{up: newDirection(cfg.Up, rtt, cfg.MTU, up, cfg.Precise), down: newDirection(cfg.Down, rtt, cfg.MTU, down, cfg.Precise), client: client, server: server}
 	p.up.out, p.down.out = writeTo(server), writeTo(client)
+	if cfg.Exact {
+		p.up.spin, p.down.spin = int64(SpinFor), int64(SpinFor)
+	}
 	go p.up.run()
 	go p.down.run()
 	p.wg.Add(2)

@@ -3,6 +3,7 @@ package netem
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,7 @@ type direction struct {
 	lastArrive  int64 // of the last packet that took the delay
 	lastSend    int64 // ns since epoch of the latest packet sent (Stats.Bursts)
 	lastEpisode int64 // ns since epoch of the drop that began the latest episode (Stats.Episodes)
+	spin        int64 // ns before a packet's time that run stops sleeping and spins (Config.Exact)
 	rtt         int64 // ns: the path's round trip, an episode's length
 	rng         *rand.Rand
 	ge          geState    // the bursty loss model's state
@@ -187,7 +189,7 @@ func (d *direction) sendAt(ago int64, size int, proto tcpip.NetworkProtocolNumbe
 	if head && d.armed {
 		// run sleeps on the precise timer until the old head: wake it
 		// for the new one (under mu, so run's own arming cannot undo it).
-		d.precise.arm(time.Duration(d.fifo[d.head].at - d.now()))
+		d.precise.arm(time.Duration(d.fifo[d.head].at - d.now() - d.spin))
 	}
 	d.mu.Unlock()
 	if head {
@@ -288,10 +290,11 @@ func (d *direction) run() {
 			d.head = (d.head + 1) % len(d.fifo)
 			d.n--
 		}
-		if next >= 0 && precise != nil {
+		spinning := next >= 0 && d.spin > 0 && next-now <= d.spin
+		if next >= 0 && precise != nil && !spinning {
 			// Armed under mu: a packet that becomes the head meanwhile
 			// (reordered) re-arms it for its own time (send).
-			if precise.arm(time.Duration(next - now)) {
+			if precise.arm(time.Duration(next - now - d.spin)) {
 				d.armed = true
 			} else {
 				precise = nil // the timer failed: Go's from now on
@@ -304,6 +307,10 @@ func (d *direction) run() {
 			due[i] = packet{}
 		}
 		due = due[:0]
+		if spinning {
+			d.spinUntil(next)
+			continue
+		}
 		if armed {
 			if precise.block() {
 				continue
@@ -318,7 +325,7 @@ func (d *direction) run() {
 			}
 		}
 		if next >= 0 {
-			timer.Reset(time.Duration(next - d.now()))
+			timer.Reset(time.Duration(next - d.now() - d.spin))
 			select {
 			case <-timer.C:
 			case <-d.wake:
@@ -336,6 +343,24 @@ func (d *direction) run() {
 			d.drain()
 			return
 		}
+	}
+}
+
+// SpinFor is how long before a packet's time an exact wire (Config.Exact)
+// stops sleeping: longer than the 100 to 250 µs a sleeping CPU took to
+// wake on the machine the figures in docs/lab.md come from.
+const SpinFor = 300 * time.Microsecond
+
+// spinUntil keeps run's CPU awake until at, or until a new head arrives
+// (send's wake), yielding to the stacks' goroutines meanwhile.
+func (d *direction) spinUntil(at int64) {
+	for d.now() < at {
+		select {
+		case <-d.wake:
+			return
+		default:
+		}
+		runtime.Gosched()
 	}
 }
 

@@ -174,6 +174,22 @@ func LinuxTimed(cfg netem.Config) (Path, error) {
 	return Linux(cfg)
 }
 
+// LabExact and LinuxExact are the lab and the reference on an exact wire
+// (netem.Config.Exact, the reference's on the lab's timer): a sleeping
+// CPU's wake-up, which moves a transfer behind 8 packets by twice, taken
+// out of both (bench/grid.sh -exact). Linux's receive autotuning stalls
+// there as on LinuxTimed, so the rows without a bottleneck are not its.
+func LabExact(cfg netem.Config) (Path, error) {
+	cfg.Exact = true
+	return Lab(cfg)
+}
+
+// LinuxExact: see LabExact.
+func LinuxExact(cfg netem.Config) (Path, error) {
+	cfg.Precise, cfg.Exact = true, true
+	return Linux(cfg)
+}
+
 // LinuxOnRead is the reference with netem.Config.AdmitOnRead.
 func LinuxOnRead(cfg netem.Config) (Path, error) {
 	cfg.AdmitOnRead = true
@@ -201,6 +217,8 @@ var (
 	// (bench/grid.sh -readtime): its difference from Linux is what
 	// admitting at the kernel's send time changed.
 	ReadPath = PathStart{"read", LinuxOnRead}
+	// ExactPaths are Paths on an exact wire (LabExact).
+	ExactPaths = []PathStart{{"lab", LabExact}, {"linux", LinuxExact}}
 )
 
 // Result is one transfer's times from the request's start (from dial
