@@ -663,38 +663,56 @@ func TestAdmitWhenSent(t *testing.T) {
 	}
 }
 
-// TestBursts: a sender's packets each sent within BurstGap of the one
-// before are one burst, dropped ones included, and a packet a Pipe's
-// stamp places a little before the latest still joins its burst.
+// TestBursts: a sender's packets each within BurstGap of the one before
+// are one burst, dropped ones too; and the wire's drops within a round
+// trip of an episode's first are that episode's (Stats.Episodes), one a
+// round trip or more later begins the next, and so does the first,
+// however early.
 func TestBursts(t *testing.T) {
 	us := int64(time.Microsecond)
 	for _, tc := range []struct {
 		name string
-		at   []int64 // when each packet was sent, in µs
+		drop bool    // the times are drops (Episodes), not sends (Bursts)
+		at   []int64 // when each packet was sent or dropped, in µs
 		want int64
 	}{
-		{"one", []int64{5000}, 1},
-		{"a window at once", []int64{5000, 5000, 5000, 5000}, 1},
-		{"each within the gap", []int64{1000, 1900, 2800, 3700}, 1},
-		{"two round trips", []int64{0, 12, 40000, 40012, 40024}, 2},
-		{"a gap of exactly BurstGap", []int64{3000, 4000}, 2},
-		{"stamped out of order", []int64{10000, 12000, 11500, 12100}, 2},
+		{"one", false, []int64{5000}, 1},
+		{"a window at once", false, []int64{5000, 5000, 5000, 5000}, 1},
+		{"each within the gap", false, []int64{1000, 1900, 2800, 3700}, 1},
+		{"two round trips", false, []int64{0, 12, 40000, 40012, 40024}, 2},
+		{"a gap of exactly BurstGap", false, []int64{3000, 4000}, 2},
+		{"stamped out of order", false, []int64{10000, 12000, 11500, 12100}, 2},
+		{"no drops", true, nil, 0},
+		{"a drop at the start", true, []int64{0}, 1},
+		{"a window's drops", true, []int64{100e3, 101e3, 120e3, 139e3}, 1},
+		{"drops exactly a round trip apart", true, []int64{100e3, 140e3}, 2},
+		{"drops each within a round trip of the one before, not of the first", true, []int64{100e3, 130e3, 160e3, 190e3}, 2},
+		{"drops three round trips apart", true, []int64{100e3, 200e3, 300e3}, 3},
 	} {
-		d := newDirection(Path{}, 0, 1500, 1, false)
+		d := newDirection(Path{}, 40*time.Millisecond, 1500, 1, false)
 		for _, at := range tc.at {
 			d.mu.Lock()
-			d.sent(at * us)
+			if tc.drop {
+				d.dropped(at * us)
+			} else {
+				d.sent(at * us)
+			}
 			d.mu.Unlock()
 		}
-		if got := d.stats().Bursts; got != tc.want {
-			t.Errorf("%s: %d bursts, want %d", tc.name, got, tc.want)
+		st := d.stats()
+		got, what := st.Bursts, "bursts"
+		if tc.drop {
+			got, what = st.Episodes, "episodes"
+		}
+		if got != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, got, what, tc.want)
 		}
 	}
+	data := func() buffer.Buffer { return buffer.MakeWithData(make([]byte, 1500)) }
 	// Through send: a queue of one packet drops the second of a pair, which
 	// still counts in the burst the sender sent.
 	d := newDirection(Path{Rate: 12e6, Queue: 1500}, 0, 1500, 1, false)
 	d.epoch = d.epoch.Add(-time.Second) // a wire that has run a while
-	data := func() buffer.Buffer { return buffer.MakeWithData(make([]byte, 1500)) }
 	d.sendAt(int64(20*time.Millisecond), 1500, header.IPv4ProtocolNumber, data)
 	d.send(1500, header.IPv4ProtocolNumber, data)
 	d.send(1500, header.IPv4ProtocolNumber, data)
@@ -702,40 +720,10 @@ func TestBursts(t *testing.T) {
 		t.Errorf("sent 20 ms ago, then a pair: %d bursts, %d dropped; want 2 and 1", st.Bursts, st.QueueDrops)
 	}
 	d.drain()
-}
-
-// TestEpisodes: drops within a round trip of an episode's first drop are
-// that episode's; one a round trip or more later begins the next, and so
-// does the first, however early.
-func TestEpisodes(t *testing.T) {
-	ms := int64(time.Millisecond)
-	for _, tc := range []struct {
-		name string
-		at   []int64 // when each packet was dropped, in ms
-		want int64
-	}{
-		{"none", nil, 0},
-		{"one at the start", []int64{0}, 1},
-		{"a window's drops", []int64{100, 101, 120, 139}, 1},
-		{"exactly a round trip later", []int64{100, 140}, 2},
-		{"each within a round trip of the one before, not of the first", []int64{100, 130, 160, 190}, 2},
-		{"three round trips apart", []int64{100, 200, 300}, 3},
-	} {
-		d := newDirection(Path{}, 40*time.Millisecond, 1500, 1, false)
-		for _, at := range tc.at {
-			d.mu.Lock()
-			d.dropped(at * ms)
-			d.mu.Unlock()
-		}
-		if got := d.stats().Episodes; got != tc.want {
-			t.Errorf("%s: %d episodes, want %d", tc.name, got, tc.want)
-		}
-	}
-	// Through send: a queue of one packet drops the rest of a window sent
-	// at once, one episode; the next round trip's window another.
-	d := newDirection(Path{Rate: 12e6, Queue: 1500}, 40*time.Millisecond, 1500, 1, false)
+	// And the rest of a window sent at once, one episode; the next round
+	// trip's window another.
+	d = newDirection(Path{Rate: 12e6, Queue: 1500}, 40*time.Millisecond, 1500, 1, false)
 	d.epoch = d.epoch.Add(-time.Second)
-	data := func() buffer.Buffer { return buffer.MakeWithData(make([]byte, 1500)) }
 	for _, ago := range []time.Duration{50 * time.Millisecond, 0} {
 		for range 4 {
 			d.sendAt(int64(ago), 1500, header.IPv4ProtocolNumber, data)
