@@ -94,6 +94,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "grid: -netns and -readtime are both a third column: take one")
 		os.Exit(2)
 	}
+	if *exact && (*withNetns || *readTime) {
+		fmt.Fprintln(os.Stderr, "grid: -exact puts both paths on an exact wire; -netns and -readtime measure a third path on the usual one: take one")
+		os.Exit(2)
+	}
 	paths, third := reference.Paths, ""
 	if *exact {
 		paths = reference.ExactPaths

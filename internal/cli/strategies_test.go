@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -54,8 +55,6 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("40 s of emulated round trips")
 	}
-	// Not parallel: a timing test measures alone.
-	d := runStrategiesJSON(t, "lab:cross-region", "--lab-api", "gcs", "--tls", "--size", "0", "--objects", "50", "--ops", "put")
 	// Round trips per strategy for 50 objects, TLS 1.3 (TCP 1 + TLS 1 + request 1 per new connection):
 	// sdk-default: a resumable session on two fresh connections, 6 per object;
 	// single-request: 3 per object; reused-connection: 3 then 1 each;
@@ -75,61 +74,79 @@ func TestStrategiesRoundTripModel(t *testing.T) {
 		"parallel":          {6, 0.32, 0.32, 1},
 		"http2":             {6, 0.02, 0.02, 2.5},
 	}
-	walls := map[string]float64{}
-	for _, r := range d.Strategies {
-		m, ok := want[r.Strategy]
-		if !ok || r.Op != "put" {
-			t.Fatalf("unexpected row %s %s", r.Strategy, r.Op)
-		}
-		if !r.Available {
-			t.Fatalf("%s unavailable: %s", r.Strategy, r.Reason)
-		}
-		walls[r.Strategy] = r.WallS
-		rtt := r.RTTms / 1000
-		// ±20%, and never less than one round trip. Above, the short
-		// strategies (parallel's and http2's 6 round trips) get 3 more:
-		// they carry the CPU time of 50 TLS requests on a 2-core machine,
-		// which the model does not count, and slow start's rounds, which
-		// on a slower machine are more (the lab's unlimited wire is as
-		// fast as its CPU: a clean CI run measured http2 at 8.5, parallel
-		// once read 10.5 here under load).
-		tolWall := math.Max(0.2*m.wall, 1)
-		over := tolWall
-		if m.wall <= 6 {
-			over = 3
-		}
-		if got := r.WallS / rtt; got < m.wall-tolWall || got > m.wall+over {
-			t.Errorf("%s: %.1f round trips of wall time, model %.0f (-%.1f/+%.1f)", r.Strategy, got, m.wall, tolWall, over)
-		}
-		for phase, w := range map[string]float64{"connect": m.connect, "tls": m.tls, "wait": m.waitRTT} {
-			tol := 0.3
-			if phase == "wait" && r.Strategy == "http2" {
-				// Requests wait for slow start's rounds: 1 to 4 round trips.
-				tol = 0.8
+	// Not parallel: a timing test measures alone. A stall of a second or
+	// two in one run (seen in CI after the race tests: one strategy's
+	// wait at 2.48 or 1.33 round trips an object where every other run
+	// reads 2.04 to 2.08 and 1.03 to 1.04) is measured once more; a model
+	// that is wrong fails both runs.
+	var problems []string
+	for attempt := 1; attempt <= 2; attempt++ {
+		problems = problems[:0]
+		errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+		d := runStrategiesJSON(t, "lab:cross-region", "--lab-api", "gcs", "--tls", "--size", "0", "--objects", "50", "--ops", "put")
+		walls := map[string]float64{}
+		for _, r := range d.Strategies {
+			m, ok := want[r.Strategy]
+			if !ok || r.Op != "put" {
+				t.Fatalf("unexpected row %s %s", r.Strategy, r.Op)
 			}
-			if got := r.RTTs[phase]; math.Abs(got-w) > tol {
-				t.Errorf("%s %s: %.2f round trips per object, model %.2f (±%.1f)", r.Strategy, phase, got, w, tol)
+			if !r.Available {
+				t.Fatalf("%s unavailable: %s", r.Strategy, r.Reason)
+			}
+			walls[r.Strategy] = r.WallS
+			rtt := r.RTTms / 1000
+			// ±20%, and never less than one round trip. Above, the short
+			// strategies (parallel's and http2's 6 round trips) get 3 more:
+			// they carry the CPU time of 50 TLS requests on a 2-core machine,
+			// which the model does not count, and slow start's rounds, which
+			// on a slower machine are more (the lab's unlimited wire is as
+			// fast as its CPU: a clean CI run measured http2 at 8.5, parallel
+			// once read 10.5 here under load).
+			tolWall := math.Max(0.2*m.wall, 1)
+			over := tolWall
+			if m.wall <= 6 {
+				over = 3
+			}
+			if got := r.WallS / rtt; got < m.wall-tolWall || got > m.wall+over {
+				errorf("%s: %.1f round trips of wall time, model %.0f (-%.1f/+%.1f)", r.Strategy, got, m.wall, tolWall, over)
+			}
+			for phase, w := range map[string]float64{"connect": m.connect, "tls": m.tls, "wait": m.waitRTT} {
+				tol := 0.3
+				if phase == "wait" && r.Strategy == "http2" {
+					// Requests wait for slow start's rounds: 1 to 4 round trips.
+					tol = 0.8
+				}
+				if got := r.RTTs[phase]; math.Abs(got-w) > tol {
+					errorf("%s %s: %.2f round trips per object, model %.2f (±%.1f)", r.Strategy, phase, got, w, tol)
+				}
 			}
 		}
-	}
-	order := []string{"sdk-default", "single-request", "reused-connection", "parallel"}
-	for i := 1; i < len(order); i++ {
-		if walls[order[i-1]] <= walls[order[i]] {
-			t.Errorf("%s (%.2f s) not slower than %s (%.2f s)", order[i-1], walls[order[i-1]], order[i], walls[order[i]])
+		order := []string{"sdk-default", "single-request", "reused-connection", "parallel"}
+		for i := 1; i < len(order); i++ {
+			if walls[order[i-1]] <= walls[order[i]] {
+				errorf("%s (%.2f s) not slower than %s (%.2f s)", order[i-1], walls[order[i-1]], order[i], walls[order[i]])
+			}
 		}
+		// Both take about 6 round trips now that slow start is real: http2 may
+		// not lose by much (by a third at most: the 3 round trips above).
+		if walls["parallel"] < 0.66*walls["http2"] {
+			errorf("parallel %.2f s faster than http2 %.2f s", walls["parallel"], walls["http2"])
+		}
+		if walls["sdk-default"] < 10*walls["http2"] {
+			errorf("http2 %.2f s is not 10x faster than sdk-default %.2f s", walls["http2"], walls["sdk-default"])
+		}
+		// The saving sentence names the fastest: http2 or parallel, which real
+		// slow start leaves within a round trip or two of each other.
+		if len(d.Summary) != 1 || !strings.Contains(d.Summary[0], "http2") && !strings.Contains(d.Summary[0], "parallel") {
+			errorf("summary %q", d.Summary)
+		}
+		if len(problems) == 0 {
+			return
+		}
+		t.Logf("run %d off the model: %s", attempt, strings.Join(problems, "; "))
 	}
-	// Both take about 6 round trips now that slow start is real: http2 may
-	// not lose by much (by a third at most: the 3 round trips above).
-	if walls["parallel"] < 0.66*walls["http2"] {
-		t.Errorf("parallel %.2f s faster than http2 %.2f s", walls["parallel"], walls["http2"])
-	}
-	if walls["sdk-default"] < 10*walls["http2"] {
-		t.Errorf("http2 %.2f s is not 10x faster than sdk-default %.2f s", walls["http2"], walls["sdk-default"])
-	}
-	// The saving sentence names the fastest: http2 or parallel, which real
-	// slow start leaves within a round trip or two of each other.
-	if len(d.Summary) != 1 || !strings.Contains(d.Summary[0], "http2") && !strings.Contains(d.Summary[0], "parallel") {
-		t.Errorf("summary %q", d.Summary)
+	for _, p := range problems {
+		t.Error(p)
 	}
 }
 
