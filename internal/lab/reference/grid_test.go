@@ -280,7 +280,10 @@ func TestCounts(t *testing.T) {
 					if n.Wire.Episodes < 1 || n.Wire.Episodes > dropped {
 						t.Errorf("wire: %d drops in %d episodes", dropped, n.Wire.Episodes)
 					}
-					if n.Back.Packets < n.Receiver.SegmentsOut/2 || n.Back.Packets > n.Receiver.SegmentsOut+5 || n.Back.Tardy > n.Back.Packets || n.Wire.Tardy > n.Wire.Packets {
+					// The way back carries the receiver's segments (its ACKs,
+					// not the data: twice as many), and whatever else crossed
+					// it meanwhile, the last transfer's connection closing.
+					if n.Back.Packets < n.Receiver.SegmentsOut/2 || n.Back.Packets > n.Receiver.SegmentsOut*3/2 || n.Back.Tardy > n.Back.Packets || n.Wire.Tardy > n.Wire.Packets {
 						t.Errorf("wire: %d of the receiver's %d segments delivered back, %d tardy (the data: %d of %d)", n.Back.Packets, n.Receiver.SegmentsOut, n.Back.Tardy, n.Wire.Tardy, n.Wire.Packets)
 					}
 				}
