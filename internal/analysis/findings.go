@@ -32,6 +32,7 @@ type Rule func(*Facts) []document.Finding
 // rules run in this order; findings are then ranked by severity, stably.
 var rules = []Rule{
 	rateRule,
+	wireRule,
 	kneeRule,
 	coldWarmRule,
 	reuseRule,

@@ -254,6 +254,45 @@ type Result struct {
 	// ramp's segments), and Knee where the store pushed back among them.
 	RateSteps []RateStep `json:"rate_steps,omitempty"`
 	Knee      *Knee      `json:"knee,omitempty"`
+	// Wire is what the lab's emulated wire did during the step (a mixed
+	// step's ops share their step's); absent off the lab and on its
+	// direct path.
+	Wire *WireStats `json:"wire,omitempty"`
+}
+
+// WireStats is what the lab's emulated wire did during a step, and how
+// well this machine kept its time: a step whose packets the wire
+// delivered late measured the machine as much as the network.
+type WireStats struct {
+	// Up is client to server, Down server to client.
+	Up   WireWay `json:"up"`
+	Down WireWay `json:"down"`
+	// LateAfterMs is how far past its time a packet counts as late:
+	// 2 ms, or a 20th of the round trip beyond 40 ms.
+	LateAfterMs float64 `json:"late_after_ms"`
+	// Busy says over 5% of the packets came late: the machine's CPU was
+	// elsewhere, and the step's times are partly the machine's.
+	Busy bool `json:"busy"`
+	// Imprecise says that behind a queue this small at this rate (at most
+	// 16 packets, a packet in at most 0.4 ms) over 10% of the packets
+	// came 0.1 ms or more past their time: enough there to move a
+	// transfer's time by up to three times.
+	Imprecise bool `json:"imprecise"`
+}
+
+// WireWay is one way of the lab's wire during a step.
+type WireWay struct {
+	// Packets and Bytes delivered.
+	Packets int64 `json:"packets"`
+	Bytes   int64 `json:"bytes"`
+	// QueueDrops were dropped by the full queue in front of the
+	// bottleneck; LossDrops at random (--loss, a profile's bursty loss).
+	QueueDrops int64 `json:"queue_drops"`
+	LossDrops  int64 `json:"loss_drops"`
+	// Late came over LateAfterMs past their time; Tardy 0.1 ms or more
+	// (the late ones included).
+	Late  int64 `json:"late"`
+	Tardy int64 `json:"tardy"`
 }
 
 // Parts are the byte ranges a ranged download (--download ranged) split

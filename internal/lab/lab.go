@@ -545,6 +545,28 @@ func (l *Lab) Wire() (netem.Config, func() (up, down netem.Stats)) {
 	return l.netemConfig(), nil
 }
 
+// WireMeter starts counting what the wire does from now: the func it
+// returns gives the counts since, each way, and how well the machine kept
+// the wire's time (nil on the direct path).
+func (l *Lab) WireMeter() func() *document.WireStats {
+	cfg, stats := l.Wire()
+	if stats == nil {
+		return func() *document.WireStats { return nil }
+	}
+	m := netem.NewLateMeter(stats)
+	return func() *document.WireStats {
+		up, down := m.Since()
+		both := up.Add(down)
+		return &document.WireStats{Up: wireWay(up), Down: wireWay(down),
+			LateAfterMs: float64(cfg.LateAfter()) / float64(time.Millisecond),
+			Busy:        both.Busy(), Imprecise: cfg.Imprecise(both)}
+	}
+}
+
+func wireWay(s netem.Stats) document.WireWay {
+	return document.WireWay{Packets: s.Packets, Bytes: s.Bytes, QueueDrops: s.QueueDrops, LossDrops: s.LossDrops, Late: s.Late, Tardy: s.Tardy}
+}
+
 // Dial connects objbench's own client to addr: across the emulated network,
 // in-process, for the lab's endpoints (the handshake is the stacks'; on the
 // netns path the kernel's, from the program's namespace); any other

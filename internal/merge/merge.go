@@ -424,7 +424,7 @@ func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) 
 	r.Count, r.Errors, r.Retries, r.Reconnects, r.SilentRetries = 0, 0, 0, 0, 0
 	r.ErrorsByClass, r.PhasesMs = nil, nil
 	r.FirstRequest, r.LaterRequests = stats.Group{}, stats.Group{}
-	r.RateSteps, r.Knee = sumRateSteps(ws), nil
+	r.RateSteps, r.Knee, r.Wire = sumRateSteps(ws), nil, sumWire(ws)
 	var reqs, reused, sent, waited, cpu, wait, bytes float64
 	var conc int
 	for _, w := range ws {
@@ -499,6 +499,30 @@ func sumResults(ws []window, whole time.Duration, merged map[string]stats.Dist) 
 		r.OpenLoop = &o
 	}
 	return r
+}
+
+// sumWire adds the shards' lab wires (each shard runs its own lab): a
+// shard whose machine was busy, or whose wire imprecise, makes the
+// merged step so.
+func sumWire(ws []window) *document.WireStats {
+	var out *document.WireStats
+	for _, w := range ws {
+		x := w.res.Wire
+		if x == nil {
+			continue
+		}
+		if out == nil {
+			out = &document.WireStats{LateAfterMs: x.LateAfterMs}
+		}
+		out.Up, out.Down = addWay(out.Up, x.Up), addWay(out.Down, x.Down)
+		out.Busy, out.Imprecise = out.Busy || x.Busy, out.Imprecise || x.Imprecise
+	}
+	return out
+}
+
+func addWay(a, b document.WireWay) document.WireWay {
+	return document.WireWay{Packets: a.Packets + b.Packets, Bytes: a.Bytes + b.Bytes, QueueDrops: a.QueueDrops + b.QueueDrops,
+		LossDrops: a.LossDrops + b.LossDrops, Late: a.Late + b.Late, Tardy: a.Tardy + b.Tardy}
 }
 
 func mbps(size int64, ms float64) float64 {

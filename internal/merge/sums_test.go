@@ -24,6 +24,10 @@ func TestMergeSumsByHand(t *testing.T) {
 	b := shardFile(t, "sums", 1, 2, start, 10*time.Second, repeat(10, 3000))
 	a.Results[0].ClientCPUusPerOp, a.Results[0].ClientRunWaitUsPerOp = 100, 20
 	b.Results[0].ClientCPUusPerOp = 300
+	// Each shard's own lab: the wires add, and one busy machine makes
+	// the merged step busy.
+	a.Results[0].Wire = &document.WireStats{Up: document.WireWay{Packets: 10, Bytes: 400, Tardy: 1}, Down: document.WireWay{Packets: 30, QueueDrops: 2, Late: 1}, LateAfterMs: 2}
+	b.Results[0].Wire = &document.WireStats{Up: document.WireWay{Packets: 5, LossDrops: 1}, Down: document.WireWay{Packets: 20, Bytes: 9000, Late: 3}, LateAfterMs: 2, Busy: true}
 	for _, f := range []*document.Document{a.Document, b.Document} {
 		f.Results[0].ClientCPUsPerGB = 1 // measured
 		f.Target = document.TargetInfo{URL: "s3://b", Provider: "s3"}
@@ -39,6 +43,11 @@ func TestMergeSumsByHand(t *testing.T) {
 	// 250 µs x 4000 = 1 s of CPU for 4000 x 1024 B = 0.004096 GB.
 	if want := 1 / 0.004096; math.Abs(r.ClientCPUsPerGB-want) > 1e-9 {
 		t.Errorf("CPU per GB %v, want %v", r.ClientCPUsPerGB, want)
+	}
+	want := document.WireStats{Up: document.WireWay{Packets: 15, Bytes: 400, LossDrops: 1, Tardy: 1},
+		Down: document.WireWay{Packets: 50, Bytes: 9000, QueueDrops: 2, Late: 4}, LateAfterMs: 2, Busy: true}
+	if r.Wire == nil || *r.Wire != want {
+		t.Errorf("wire %+v, want %+v", r.Wire, want)
 	}
 	if r.WallS != 10 || math.Abs(r.AggregateMBps-0.4096) > 1e-9 {
 		t.Errorf("wall %v s, aggregate %v MB/s; want 10 and 0.4096", r.WallS, r.AggregateMBps)

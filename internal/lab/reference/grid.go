@@ -451,16 +451,8 @@ func WriteCounts(w io.Writer, r Row, third string) {
 		fmt.Fprintf(w, "    %-12s reads %.0f, %.1f segments an ACK, %.0f retransmitted, %.0f timeouts; the wire dropped %.0f in %.0f episodes; %.0f bursts; tardy %.0f%% of data, %.0f%% of ACKs\n", p.name, reads, perAck,
 			med(func(c Counts) float64 { return float64(c.Sender.Retransmits) }), med(func(c Counts) float64 { return float64(c.Sender.Timeouts) }),
 			med(func(c Counts) float64 { return float64(c.Wire.QueueDrops + c.Wire.LossDrops) }), med(func(c Counts) float64 { return float64(c.Wire.Episodes) }),
-			med(func(c Counts) float64 { return float64(c.Wire.Bursts) }), med(func(c Counts) float64 { return 100 * tardy(c.Wire) }), med(func(c Counts) float64 { return 100 * tardy(c.Back) }))
+			med(func(c Counts) float64 { return float64(c.Wire.Bursts) }), med(func(c Counts) float64 { return 100 * c.Wire.TardyShare() }), med(func(c Counts) float64 { return 100 * c.Back.TardyShare() }))
 	}
-}
-
-// tardy is the share of the packets w delivered that it delivered tardy.
-func tardy(w netem.Stats) float64 {
-	if w.Packets == 0 {
-		return 0
-	}
-	return float64(w.Tardy) / float64(w.Packets)
 }
 
 // WriteRow prints one row of the table.
