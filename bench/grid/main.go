@@ -28,13 +28,18 @@
 // sent its packets in: reference.Counts), to tell an ACK pace from a loss, and a
 // spurious retransmission (more retransmitted than dropped) from a real one.
 //
-// -exact puts both paths on an exact wire (netem.Config.Exact): its CPU
-// stays awake for the last 300 µs before each packet's time, where a
-// sleeping one wakes 100 to 250 µs late and, behind 8 packets, that moves
-// either TCP by twice (docs/lab.md, "The wire's own precision behind 8
-// packets"). It costs up to a core a way while packets are in flight.
+// The rows where the wire's own precision moves TCP (a queue of 16
+// packets or fewer at 30 Mbit/s and up: Case.NeedsExact) run both
+// paths on an exact wire (netem.Config.Exact), marked so: its CPU stays
+// awake for the last 300 µs before each packet's time, where a sleeping
+// one wakes 100 to 250 µs late and, behind 8 packets, that moves either
+// TCP by up to three times (docs/lab.md, "The wire's own precision behind
+// 8 packets"). It costs up to a core a way while packets are in flight.
+// -exact puts every row there; -usual none (as before 2026-11-28, with
+// the check on the lab's timer); -netns and -readtime keep every row on
+// the usual wire, as the third path's is.
 //
-//	go run ./bench/grid [-ci] [-netns | -readtime] [-exact] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]
+//	go run ./bench/grid [-ci] [-netns | -readtime] [-exact | -usual] [-counts] [-match TEXT] [-runs N] [-part I/N] [-list]
 package main
 
 import (
@@ -55,6 +60,7 @@ func main() {
 	skip := flag.String("skip", "", "leave out cases whose description contains TEXT (e.g. \"Mbit\": the rows behind a bottleneck)")
 	withNetns := flag.Bool("netns", false, "also measure the lab's netns path (a third column)")
 	exact := flag.Bool("exact", false, "both paths on an exact wire, whose CPU stays awake for the last 300 µs before each packet's time (costs up to a core a way; the rows behind a bottleneck: Linux's autotuning stalls on it without one)")
+	usual := flag.Bool("usual", false, "every row on the usual wire, the rows behind a small queue too (by default those run on an exact wire)")
 	readTime := flag.Bool("readtime", false, "also measure Linux on a wire that admits each packet when its reader gets it from the device, not when the kernel sent it (a third column)")
 	part := flag.String("part", "1/1", "run only the I-th of N equal pieces of the cases (e.g. 2/4)")
 	list := flag.Bool("list", false, "list the cases and exit")
@@ -78,24 +84,16 @@ func main() {
 		}
 	}
 	cases = cases[(i-1)*len(cases)/n : i*len(cases)/n]
-	if *list {
-		for _, c := range cases {
-			fmt.Println(c)
-		}
-		return
-	}
-	if err := netns.Available(); err != nil {
-		fmt.Fprintln(os.Stderr, "grid: the Linux reference needs network namespaces with TUN devices (Linux, root):", err)
-		os.Exit(1)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	if *withNetns && *readTime {
 		fmt.Fprintln(os.Stderr, "grid: -netns and -readtime are both a third column: take one")
 		os.Exit(2)
 	}
 	if *exact && (*withNetns || *readTime) {
 		fmt.Fprintln(os.Stderr, "grid: -exact puts both paths on an exact wire; -netns and -readtime measure a third path on the usual one: take one")
+		os.Exit(2)
+	}
+	if *exact && *usual {
+		fmt.Fprintln(os.Stderr, "grid: -exact puts every row on an exact wire, -usual none: take one")
 		os.Exit(2)
 	}
 	paths, third := reference.Paths, ""
@@ -108,17 +106,44 @@ func main() {
 	case *readTime:
 		paths, third = append(paths, reference.ReadPath), "read"
 	}
+	// onExact: both paths on an exact wire for c (-exact, or where the
+	// wire's precision moves TCP, unless -usual or a third path).
+	onExact := func(c reference.Case) bool { return *exact || third == "" && !*usual && c.NeedsExact() }
+	if *list {
+		for _, c := range cases {
+			if onExact(c) {
+				fmt.Println(c, " [exact wire]")
+				continue
+			}
+			fmt.Println(c)
+		}
+		return
+	}
+	if err := netns.Available(); err != nil {
+		fmt.Fprintln(os.Stderr, "grid: the Linux reference needs network namespaces with TUN devices (Linux, root):", err)
+		os.Exit(1)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	reference.WriteHeader(os.Stdout, third)
-	outside, busy, spreads, timers := 0, 0, 0, 0
+	outside, busy, spreads, timers, exacts := 0, 0, 0, 0, 0
 	for _, c := range cases {
-		row, err := reference.RunWith(ctx, c, paths)
-		if err == nil && !*exact {
+		ps := paths
+		if onExact(c) {
+			ps = reference.ExactPaths
+		}
+		row, err := reference.RunWith(ctx, c, ps)
+		row.Exact = onExact(c)
+		if err == nil && !row.Exact {
 			row, err = reference.CheckTimer(ctx, row)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stdout, "%-44s %v\n", c, err)
 			outside++
 			continue
+		}
+		if row.Exact {
+			exacts++
 		}
 		reference.WriteRow(os.Stdout, row)
 		if *counts {
@@ -139,8 +164,8 @@ func main() {
 	fmt.Printf("\n%d case(s) outside tolerance (±10%% of Linux's median; ±25%% with random loss, reordering or duplication), %d not judged: the machine held over 5%% of either path's packets late; %d where Linux's own runs spread over twice the tolerance, with the lab's median inside them; %d where the wire's timer decides (Linux's median moves beyond the tolerance when the wire delivers each packet at its own time, as the lab's does), with the lab's median inside Linux's runs on both\n", outside, busy, spreads, timers)
 	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered late: over 2 ms (a 20th of the round trip beyond 40 ms) after their time")
 	fmt.Println("spread: Linux's own runs, slowest less fastest, against their median")
-	if *exact {
-		fmt.Println("exact: both paths on a wire that keeps its CPU awake for the last 300 µs before each packet's time (netem.Config.Exact); no check on the lab's timer")
+	if exacts > 0 {
+		fmt.Printf("exact wire (%d rows): both paths on a wire that keeps its CPU awake for the last 300 µs before each packet's time (netem.Config.Exact), where a sleeping CPU's wake-ups alone move the row (a queue of 16 packets or fewer at 30 Mbit/s and up; every row with -exact); no check on the lab's timer there\n", exacts)
 	}
 	switch {
 	case *withNetns:

@@ -233,6 +233,8 @@ type Row struct {
 	// at its own time (LinuxTimed), when measured (CheckTimer).
 	Timed     []Result
 	TimedLate float64
+	// Exact says both paths ran on an exact wire (Case.NeedsExact, ExactPaths).
+	Exact bool
 }
 
 // Busy says a path could not keep the wire's time for this row: over 5%
@@ -476,6 +478,9 @@ func WriteRow(w io.Writer, r Row) {
 	if len(r.Timed) > 0 && !(r.TimerDecides() && r.InsideTimers()) {
 		lo, hi := r.timersRange()
 		mark += fmt.Sprintf(" (Linux %s on the lab's timer; runs on both %s to %s)", ms(Median(r.Timed, Total)), ms(lo), ms(hi))
+	}
+	if r.Exact {
+		mark += "  [exact wire]"
 	}
 	fmt.Fprintf(w, "%-44s %10s %10s %+6.0f%% %4.0f%% %4.0f%% %4.0f%% %5.0f%%", r.Case, ms(Median(r.Lab, Total)), ms(Median(r.Linux, Total)),
 		100*r.Diff(), 100*r.Case.Tolerance(), 100*r.LabLate, 100*r.LinuxLate, 100*r.Spread())

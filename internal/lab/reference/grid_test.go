@@ -291,3 +291,24 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsExact: the grid judges on an exact wire exactly the rows behind
+// 8 packets at 50 Mbit and up, where a sleeping CPU's wake-ups alone moved
+// either path by up to three times; not the same queue at 16 Mbit (0.75 ms
+// a packet), nor a quarter BDP, nor an uncapped row.
+func TestNeedsExact(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, c := range Full() {
+		want := c.Queue == 8*1500 && c.Rate >= 50e6
+		if got := c.NeedsExact(); got != want {
+			t.Errorf("%s: on an exact wire %v, want %v", c, got, want)
+		}
+		if want {
+			n++
+		}
+	}
+	if n != 9 {
+		t.Errorf("%d rows on an exact wire, want the 9 behind 8 packets at 50, 200 and 1000 Mbit", n)
+	}
+}

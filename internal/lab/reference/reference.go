@@ -221,6 +221,16 @@ var (
 	ExactPaths = []PathStart{{"lab", LabExact}, {"linux", LinuxExact}}
 )
 
+// NeedsExact says the grid judges c on an exact wire (ExactPaths): the
+// wire's own precision moves TCP there (netem.Config.TardyMatters: a queue
+// of 16 packets or fewer at 30 Mbit/s and up). A CPU that sleeps between
+// packets hands a quarter of the lab's packets over 0.1 ms late or more,
+// and the reference's Go timers nearly all of Linux's, and that alone
+// moved either path's median by up to three times (docs/lab.md, "The
+// wire's own precision behind 8 packets"): a wire that does not keep its
+// time is no yardstick there.
+func (c Case) NeedsExact() bool { return c.Config().TardyMatters() }
+
 // Result is one transfer's times from the request's start (from dial
 // start on a cold connection).
 type Result struct {
