@@ -165,7 +165,7 @@ func main() {
 	fmt.Println("late: the share of each path's packets (lab, linux) the wire delivered late: over 2 ms (a 20th of the round trip beyond 40 ms) after their time")
 	fmt.Println("spread: Linux's own runs, slowest less fastest, against their median")
 	if exacts > 0 {
-		fmt.Printf("exact wire (%d rows): both paths on a wire that keeps its CPU awake for the last 300 µs before each packet's time (netem.Config.Exact), where a sleeping CPU's wake-ups alone move the row (a queue of 16 packets or fewer at 30 Mbit/s and up; every row with -exact); no check on the lab's timer there\n", exacts)
+		fmt.Printf("exact wire (%d of the rows): both paths on a wire that keeps its CPU awake for the last 300 µs before each packet's time (netem.Config.Exact), where a sleeping CPU's wake-ups alone move the row (a queue of 16 packets or fewer at 30 Mbit/s and up; every row with -exact); no check on the lab's timer there\n", exacts)
 	}
 	switch {
 	case *withNetns:
