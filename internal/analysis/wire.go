@@ -54,9 +54,13 @@ func wireRule(f *Facts) []document.Finding {
 		if doc.Lab.Network == "netns" {
 			why = "on the netns path the wire keeps Go's timers, which hand packets over about once a millisecond: Linux's receive autotuning stalls on finer ones"
 		}
+		fix := "; --exact-wire keeps the wire's CPU awake before each packet's time, at up to a core each way"
+		if doc.Lab.ExactWire {
+			why, fix = "with --exact-wire: the machine's cores were busy elsewhere", "; give the run more cores or fewer clients"
+		}
 		out = append(out, finding("lab-wire-imprecise", Warn, fmt.Sprintf(
-			"behind the lab's %s%s, the wire delivered %s of its packets 0.1 ms or more past their time in %s (%s): behind so small a queue that alone can move a transfer's time by up to three times, so compare these times only with runs on this machine (docs/lab.md, \"The wire's own precision behind 8 packets\")",
-			queue, at, imprecise.pct(), imprecise.names(), why), map[string]float64{"tardy_share": imprecise.share, "steps": float64(imprecise.n)}))
+			"behind the lab's %s%s, the wire delivered %s of its packets 0.1 ms or more past their time in %s (%s): behind so small a queue that alone can move a transfer's time by up to three times, so compare these times only with runs on this machine%s (docs/lab.md, \"The wire's own precision behind 8 packets\")",
+			queue, at, imprecise.pct(), imprecise.names(), why, fix), map[string]float64{"tardy_share": imprecise.share, "steps": float64(imprecise.n)}))
 	}
 	return out
 }

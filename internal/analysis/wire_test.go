@@ -39,7 +39,9 @@ func TestWireFindings(t *testing.T) {
 			[]string{"lab-machine-busy"}, []string{"held up to 20% of", "in get 4MiB c=16 and 2 other steps:"}},
 		{"a mixed step counts once", mixed(true), []string{"lab-machine-busy"}, []string{"in get 4MiB c=8:"}},
 		{"imprecise behind 8 packets", []document.Result{step("get", 1, 0, 31, false, true)}, []string{"lab-wire-imprecise"},
-			[]string{"behind the lab's queue of 8 packets at 200Mbit, the wire delivered 31% of its packets 0.1 ms or more past their time in get 4MiB c=1", "(the machine's CPU woke late for them", "up to three times"}},
+			[]string{"behind the lab's queue of 8 packets at 200Mbit, the wire delivered 31% of its packets 0.1 ms or more past their time in get 4MiB c=1", "(the machine's CPU woke late for them", "up to three times", "--exact-wire keeps the wire's CPU awake"}},
+		{"imprecise with --exact-wire: busy cores", []document.Result{step("get", 1, 0, 12, false, true)}, []string{"lab-wire-imprecise"},
+			[]string{"(with --exact-wire: the machine's cores were busy elsewhere)", "give the run more cores"}},
 		{"imprecise on the netns path: Go's timers", []document.Result{step("get", 1, 0, 97, false, true)}, []string{"lab-wire-imprecise"},
 			[]string{"delivered 97% of", "(on the netns path the wire keeps Go's timers"}},
 		{"busy and imprecise: high first", []document.Result{step("get", 1, 9, 31, true, true), step("get", 2, 0, 12, false, true)},
@@ -51,6 +53,7 @@ func TestWireFindings(t *testing.T) {
 			if strings.Contains(tc.name, "netns") {
 				d.Lab.Network = "netns"
 			}
+			d.Lab.ExactWire = strings.Contains(tc.name, "--exact-wire")
 			fs := Findings(&Facts{Doc: d})
 			var ids []string
 			var all strings.Builder

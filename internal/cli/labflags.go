@@ -84,6 +84,7 @@ func (lf *labFlags) register(fs *pflag.FlagSet, withAPI bool) {
 	fs.DurationVar(&lf.DNSTTL, "dns-ttl", 5*time.Second, "lab: time to live of the lab resolver's answers")
 	fs.StringVar(&lf.RecvBuffer, "recv-buffer", "6MiB", "lab: most a TCP receive buffer autotunes to (Linux tcp_rmem max): the receive window's cap")
 	fs.StringVar(&lf.SendBuffer, "send-buffer", "4MiB", "lab: most the client's TCP send buffer autotunes to (Linux tcp_wmem max)")
+	fs.BoolVar(&lf.ExactWire, "exact-wire", false, "lab: keep the wire's CPU awake for the last 0.3 ms before each packet's time, so that packets leave on time behind a small --queue (a sleeping CPU wakes 0.1 ms late or more, which there moves a transfer by up to three times: the finding lab-wire-imprecise); costs up to a core each way while packets are in flight; needs --bandwidth")
 	fs.StringVar(&lf.Faults, "fault", "", "lab: faults per request, e.g. reset=2%,timeout=1%,slowdown=5%,stall=1%,corrupt=1% (a byte flipped in a GET body)")
 	fs.StringVar(&lf.Limit, "limit", "", "lab: request-rate limits as each provider documents them, answered with its own error (S3 503 SlowDown, GCS 429, Azure 503 ServerBusy): "+
 		"s3:get=200/s (per key prefix, the key's folder; 's3' alone is 5500 GET, 3500 PUT/s; partition=off stops a hot prefix doubling after 30m), "+

@@ -64,3 +64,37 @@ func TestStepWire(t *testing.T) {
 		t.Errorf("a step busy: %v; the finding: %v", busy, told)
 	}
 }
+
+// TestExactWireKeepsTime: with --exact-wire the wire hands its packets
+// over on time behind 8 packets at 50 Mbit (the grid's exact rows: 0% to
+// 1% tardy), so no step is imprecise and the document says so; a CPU that
+// sleeps between packets handed 16% to 37% over late on the machine these
+// figures come from. A timing test: the race detector's slowed CPU would
+// make the wire late.
+func TestExactWireKeepsTime(t *testing.T) {
+	if raceDetector {
+		t.Skip("timing test: runs without -race in scripts/test's timing step")
+	}
+	code, out, errOut := runCLI(t, context.Background(), "run", "lab", "--json", "--no-save", "-q", "--rtt", "20ms", "--no-tls",
+		"--bandwidth", "50Mbit", "--queue", "8", "--exact-wire", "--network", "netstack", "--workload", "throughput", "--sizes", "1MiB", "--size-count", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d document.Document
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Lab == nil || !d.Lab.ExactWire {
+		t.Fatalf("lab block %+v: want exact_wire", d.Lab)
+	}
+	for _, r := range d.Results {
+		w := r.Wire
+		if w == nil {
+			t.Fatalf("%s: no wire", r.Op)
+		}
+		n, tardy := w.Up.Packets+w.Down.Packets, w.Up.Tardy+w.Down.Tardy
+		if n == 0 || float64(tardy) > 0.05*float64(n) || w.Imprecise {
+			t.Errorf("%s on an exact wire: %d of %d packets tardy, imprecise %v: want at most 5%%", r.Op, tardy, n, w.Imprecise)
+		}
+	}
+}

@@ -128,6 +128,9 @@ type LabInfo struct {
 	// RecvBuffer and SendBuffer are the TCP buffers' autotuning limits in bytes.
 	RecvBuffer int `json:"recv_buffer,omitempty"`
 	SendBuffer int `json:"send_buffer,omitempty"`
+	// ExactWire is true when the wire kept its CPU awake before each
+	// packet's time (--exact-wire).
+	ExactWire bool `json:"exact_wire,omitempty"`
 	// DirectoryBucket names the S3 bucket when the lab served it as an S3
 	// Express One Zone directory bucket (--express); SessionLifetimeS is
 	// how long its sessions lasted.

@@ -117,7 +117,7 @@ func (l *Lab) chooseNetwork() (string, string, error) {
 // lead to the servers' namespace.
 func (l *Lab) startKernelNet() (_ *kernelNet, err error) {
 	cfg := l.netemConfig()
-	pair, err := netns.NewPair(netem.Config{Up: cfg.Up, Down: cfg.Down, MTU: cfg.MTU})
+	pair, err := netns.NewPair(netem.Config{Up: cfg.Up, Down: cfg.Down, MTU: cfg.MTU, Precise: cfg.Exact, Exact: cfg.Exact})
 	if err != nil {
 		return nil, err
 	}

@@ -91,6 +91,14 @@ type Config struct {
 	// Record keeps every connection and request the S3 and GCS servers
 	// see (Recorder), for explain and lab --record.
 	Record bool
+	// ExactWire keeps each way of the wire's CPU awake for the last
+	// 0.3 ms before each packet's time (netem.Config.Exact), so that
+	// packets leave on time behind a small queue, where a CPU that sleeps
+	// between packets hands a quarter of them over 0.1 ms late and that
+	// alone moves a transfer by up to three times (docs/lab.md). It costs
+	// up to a core a way while packets are in flight; it needs a
+	// bandwidth cap (Settings.Config refuses it without one).
+	ExactWire bool
 	// Network is the path of a program run by Exec: NetworkAuto,
 	// NetworkNetns or NetworkNetstack ("" is NetworkNetstack).
 	Network string
@@ -706,6 +714,7 @@ func (l *Lab) Info(api string) *document.LabInfo {
 		RecvBuffer:  n.RecvBuffer,
 		SendBuffer:  n.SendBuffer,
 		Limit:       l.limitString(api),
+		ExactWire:   l.cfg.ExactWire,
 	})
 }
 

@@ -121,7 +121,7 @@ func (l *Lab) netemConfig() netem.Config {
 	// largest window the client may open.
 	server := l.buffers()
 	server.SendMax = max(server.SendMax, 4*server.RecvMax)
-	return netem.Config{Up: p, Down: p, MTU: mtu, Client: l.buffers(), Server: server}
+	return netem.Config{Up: p, Down: p, MTU: mtu, Client: l.buffers(), Server: server, Exact: l.cfg.ExactWire}
 }
 
 // path is one direction of the wire over link: half its round trip and

@@ -60,6 +60,9 @@ type Settings struct {
 	// Limit is the servers' request-rate limits (server.ParseLimits), e.g.
 	// "s3:get=200/s"; "" is the profile's, unlimited for every named one.
 	Limit string
+	// ExactWire keeps the wire's CPU awake before each packet's time
+	// (Config.ExactWire).
+	ExactWire bool
 }
 
 // RefuseOffLab is the usage error for lab settings given with target, a
@@ -266,6 +269,9 @@ func (lf Settings) Config(apis []string, profile string) (Config, error) {
 	}
 	if err := checkLink(cfg.link(prof)); err != nil {
 		return cfg, usage.Wrap(err)
+	}
+	if cfg.ExactWire = lf.ExactWire; cfg.ExactWire && cfg.link(prof).Bandwidth == 0 {
+		return cfg, usage.Fieldf("{ExactWire} needs a {Bandwidth} cap: without a bottleneck the wire's precision decides nothing, and Linux's receive autotuning stalls on a wire that delivers each packet at its own time")
 	}
 	return cfg, usage.Wrap(checkNetwork(cfg))
 }

@@ -112,6 +112,13 @@ func TestSettingsConfig(t *testing.T) {
 				t.Error("--fault reset=2%: no faults")
 			}
 		}},
+		{name: "--exact-wire without a bandwidth cap", edit: func(s *Settings) { s.ExactWire, s.RTT = true, dur(40*time.Millisecond) }, field: "ExactWire"},
+		{name: "--exact-wire behind a cap", edit: func(s *Settings) { s.ExactWire, s.Bandwidth, s.Queue = true, "200Mbit", "8" }, check: func(t *testing.T, c Config) {
+			l := &Lab{cfg: c}
+			if !c.ExactWire || !l.netemConfig().Exact {
+				t.Errorf("--exact-wire: config %v, wire %+v", c.ExactWire, l.netemConfig())
+			}
+		}},
 		{name: "unknown profile", profile: "moon", err: "moon"},
 		// Checked here, not first at Start: the profile's 5ms jitter under a
 		// given 1ms round trip is the user's to fix.
