@@ -435,26 +435,39 @@ func WriteCounts(w io.Writer, r Row, third string) {
 		if len(p.rs) == 0 {
 			continue
 		}
-		med := func(f func(Counts) float64) float64 {
+		fmt.Fprintf(w, "    %-12s", p.name)
+		for _, col := range countColumns {
 			xs := make([]float64, len(p.rs))
-			for i, x := range p.rs {
-				xs[i] = f(x.Counts)
+			for j, x := range p.rs {
+				xs[j] = col.of(x.Counts)
 			}
 			slices.Sort(xs)
-			return xs[len(xs)/2]
+			fmt.Fprintf(w, col.sep+col.format, xs[len(xs)/2])
 		}
-		reads := med(func(c Counts) float64 { return float64(c.Reads) })
-		perAck := med(func(c Counts) float64 {
-			if c.Receiver.SegmentsOut == 0 {
-				return 0
-			}
-			return float64(c.Sender.SegmentsOut) / float64(c.Receiver.SegmentsOut)
-		})
-		fmt.Fprintf(w, "    %-12s reads %.0f, %.1f segments an ACK, %.0f retransmitted, %.0f timeouts; the wire dropped %.0f in %.0f episodes; %.0f bursts; tardy %.0f%% of data, %.0f%% of ACKs\n", p.name, reads, perAck,
-			med(func(c Counts) float64 { return float64(c.Sender.Retransmits) }), med(func(c Counts) float64 { return float64(c.Sender.Timeouts) }),
-			med(func(c Counts) float64 { return float64(c.Wire.QueueDrops + c.Wire.LossDrops) }), med(func(c Counts) float64 { return float64(c.Wire.Episodes) }),
-			med(func(c Counts) float64 { return float64(c.Wire.Bursts) }), med(func(c Counts) float64 { return 100 * c.Wire.TardyShare() }), med(func(c Counts) float64 { return 100 * c.Back.TardyShare() }))
+		fmt.Fprintln(w)
 	}
+}
+
+// countColumns are WriteCounts' figures, each a median over a path's
+// transfers, in the order and words it prints them.
+var countColumns = []struct {
+	sep, format string
+	of          func(Counts) float64
+}{
+	{" ", "reads %.0f", func(c Counts) float64 { return float64(c.Reads) }},
+	{", ", "%.1f segments an ACK", func(c Counts) float64 {
+		if c.Receiver.SegmentsOut == 0 {
+			return 0
+		}
+		return float64(c.Sender.SegmentsOut) / float64(c.Receiver.SegmentsOut)
+	}},
+	{", ", "%.0f retransmitted", func(c Counts) float64 { return float64(c.Sender.Retransmits) }},
+	{", ", "%.0f timeouts", func(c Counts) float64 { return float64(c.Sender.Timeouts) }},
+	{"; ", "the wire dropped %.0f", func(c Counts) float64 { return float64(c.Wire.QueueDrops + c.Wire.LossDrops) }},
+	{" ", "in %.0f episodes", func(c Counts) float64 { return float64(c.Wire.Episodes) }},
+	{"; ", "%.0f bursts", func(c Counts) float64 { return float64(c.Wire.Bursts) }},
+	{"; ", "tardy %.0f%% of data", func(c Counts) float64 { return 100 * c.Wire.TardyShare() }},
+	{", ", "%.0f%% of ACKs", func(c Counts) float64 { return 100 * c.Back.TardyShare() }},
 }
 
 // WriteRow prints one row of the table.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/objbench/objbench/internal/lab/netem"
 	"github.com/objbench/objbench/internal/lab/netns"
 )
 
@@ -310,5 +311,27 @@ func TestNeedsExact(t *testing.T) {
 	}
 	if n != 9 {
 		t.Errorf("%d rows on an exact wire, want the 9 behind 8 packets at 50, 200 and 1000 Mbit", n)
+	}
+}
+
+// TestWriteCounts: each path's line of medians, in the grid's words; a
+// path with no transfers (no third column) has none.
+func TestWriteCounts(t *testing.T) {
+	t.Parallel()
+	res := func(reads int, sent, acks, retx, drops, tardy int64) Result {
+		return Result{Counts: Counts{Reads: reads,
+			Sender:   netem.Counts{SegmentsOut: sent, Retransmits: retx},
+			Receiver: netem.Counts{SegmentsOut: acks},
+			Wire:     netem.Stats{Packets: sent, QueueDrops: drops, Episodes: 1, Bursts: 90, Tardy: tardy},
+			Back:     netem.Stats{Packets: acks, Tardy: acks / 2}}}
+	}
+	r := Row{Lab: []Result{res(100, 2900, 1600, 4, 4, 0), res(120, 2900, 1700, 6, 6, 29), res(300, 2900, 1450, 9, 8, 290)},
+		Linux: []Result{res(1432, 2900, 1100, 24, 24, 0)}}
+	var b strings.Builder
+	WriteCounts(&b, r, "netns")
+	want := "    lab          reads 120, 1.8 segments an ACK, 6 retransmitted, 0 timeouts; the wire dropped 6 in 1 episodes; 90 bursts; tardy 1% of data, 50% of ACKs\n" +
+		"    linux        reads 1432, 2.6 segments an ACK, 24 retransmitted, 0 timeouts; the wire dropped 24 in 1 episodes; 90 bursts; tardy 0% of data, 50% of ACKs\n"
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
 	}
 }
