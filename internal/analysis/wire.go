@@ -59,7 +59,7 @@ func wireRule(f *Facts) []document.Finding {
 			why, fix = "with --exact-wire: the machine's cores were busy elsewhere", "; give the run more cores or fewer clients"
 		}
 		out = append(out, finding("lab-wire-imprecise", Warn, fmt.Sprintf(
-			"behind the lab's %s%s, the wire delivered %s of its packets 0.1 ms or more past their time in %s (%s): behind so small a queue that alone can move a transfer's time by up to three times, so compare these times only with runs on this machine%s (docs/lab.md, \"The wire's own precision behind 8 packets\")",
+			"behind the lab's %s%s, the wire delivered %s of its packets 0.1 ms or more past their time in %s (%s): behind so small a queue that alone can move a transfer's time by up to three times, so compare these times only with runs on this machine%s (docs/lab.md, \"What the wire did, and whether the machine kept its time\")",
 			queue, at, imprecise.pct(), imprecise.names(), why, fix), map[string]float64{"tardy_share": imprecise.share, "steps": float64(imprecise.n)}))
 	}
 	return out
