@@ -128,12 +128,12 @@ func main() {
 	reference.WriteHeader(os.Stdout, third)
 	outside, busy, spreads, timers, exacts := 0, 0, 0, 0, 0
 	for _, c := range cases {
-		ps := paths
-		if onExact(c) {
+		ps, exactRow := paths, onExact(c)
+		if exactRow {
 			ps = reference.ExactPaths
 		}
 		row, err := reference.RunWith(ctx, c, ps)
-		row.Exact = onExact(c)
+		row.Exact = exactRow
 		if err == nil && !row.Exact {
 			row, err = reference.CheckTimer(ctx, row)
 		}

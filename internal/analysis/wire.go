@@ -26,13 +26,12 @@ func wireRule(f *Facts) []document.Finding {
 		if r.Wire == nil {
 			continue
 		}
-		up, down := r.Wire.Up, r.Wire.Down
-		n := up.Packets + down.Packets
+		both := r.Wire.Up.Add(r.Wire.Down)
 		if r.Wire.Busy {
-			busy.add(r, share(up.Late+down.Late, n))
+			busy.add(r, share(both.Late, both.Packets))
 		}
 		if r.Wire.Imprecise {
-			imprecise.add(r, share(up.Tardy+down.Tardy, n))
+			imprecise.add(r, share(both.Tardy, both.Packets))
 		}
 	}
 	var out []document.Finding

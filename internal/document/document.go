@@ -298,6 +298,12 @@ type WireWay struct {
 	Tardy int64 `json:"tardy"`
 }
 
+// Add is a's and b's counts together: both ways, or two shards' wires.
+func (a WireWay) Add(b WireWay) WireWay {
+	return WireWay{Packets: a.Packets + b.Packets, Bytes: a.Bytes + b.Bytes, QueueDrops: a.QueueDrops + b.QueueDrops,
+		LossDrops: a.LossDrops + b.LossDrops, Late: a.Late + b.Late, Tardy: a.Tardy + b.Tardy}
+}
+
 // Parts are the byte ranges a ranged download (--download ranged) split
 // each object's GET into.
 type Parts struct {

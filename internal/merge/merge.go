@@ -514,15 +514,10 @@ func sumWire(ws []window) *document.WireStats {
 		if out == nil {
 			out = &document.WireStats{LateAfterMs: x.LateAfterMs}
 		}
-		out.Up, out.Down = addWay(out.Up, x.Up), addWay(out.Down, x.Down)
+		out.Up, out.Down = out.Up.Add(x.Up), out.Down.Add(x.Down)
 		out.Busy, out.Imprecise = out.Busy || x.Busy, out.Imprecise || x.Imprecise
 	}
 	return out
-}
-
-func addWay(a, b document.WireWay) document.WireWay {
-	return document.WireWay{Packets: a.Packets + b.Packets, Bytes: a.Bytes + b.Bytes, QueueDrops: a.QueueDrops + b.QueueDrops,
-		LossDrops: a.LossDrops + b.LossDrops, Late: a.Late + b.Late, Tardy: a.Tardy + b.Tardy}
 }
 
 func mbps(size int64, ms float64) float64 {

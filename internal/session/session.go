@@ -96,7 +96,9 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 			release()
 		}
 	}()
-	wire := wireMeter(env)
+	// wire counts what the lab's wire does in the step under way; a mixed
+	// step's ops each get the step's counts. Off the lab it stays nil.
+	var wire func() *document.WireStats
 	sess := &load.Session{
 		Runner: &load.Runner{NewClient: c.NewClient, Timeout: c.Timeout, Progress: c.OnProgress, Keep: rec.Cap(),
 			Interval: c.Open.Interval, OnInterval: func(st *load.Step, ivs []stats.Interval) {
@@ -111,13 +113,17 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 		BeforeStep: func(i, n int, st *load.Step) {
 			rec.Begin(i)
 			jr.BeginStep(i, st)
-			wire.begin()
+			if env.Lab != nil {
+				wire = env.Lab.WireMeter()
+			}
 			c.OnStep(i, n)
 		},
 		AfterStep: func(res *load.StepResult) {
 			sr.StepDone(res.Wall)
 			r := rec.Add(res)
-			r.Wire = wire.since()
+			if wire != nil {
+				r.Wire = wire()
+			}
 			jr.Result(r, res.Histograms)
 		},
 	}
@@ -166,33 +172,4 @@ func withDownload(options map[string]string, mode string) map[string]string {
 	}
 	m["download"] = mode
 	return m
-}
-
-// stepWire counts what the lab's wire does in each step: begin as a step
-// starts, since for each of its results (a mixed step's ops each get the
-// step's counts). Off the lab it counts nothing.
-type stepWire struct {
-	start func() func() *document.WireStats
-	meter func() *document.WireStats
-}
-
-func wireMeter(env *target.Env) *stepWire {
-	w := &stepWire{}
-	if env.Lab != nil {
-		w.start = env.Lab.WireMeter
-	}
-	return w
-}
-
-func (w *stepWire) begin() {
-	if w.start != nil {
-		w.meter = w.start()
-	}
-}
-
-func (w *stepWire) since() *document.WireStats {
-	if w.meter == nil {
-		return nil
-	}
-	return w.meter()
 }
